@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Report write errors on standard output at exit, as util-linux's close_stdout does. */
+#ifndef RM_CLOSESTREAM_H
+#define RM_CLOSESTREAM_H
+
+/* Flush and close stdout; on an error other than EPIPE print "write error" and _exit(1).
+ * Register with atexit() first thing in main(). */
+void rm_close_stdout(void);
+
+#endif

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* argp helpers: the shared options and the GLOBAL-OPTIONS COMMAND [ARGS] split. */
+#include "config.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "closestream.h"
+#include "exitcodes.h"
+#include "options.h"
+#include "xalloc.h"
+
+enum {
+	OPT_LIST_COLUMNS = RM_OPT_COMMON_BASE,
+	OPT_BYTES,
+	OPT_SYSROOT,
+	OPT_TOPOLOGY,
+};
+
+const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
+
+static const char *mode_option(enum rm_outmode m)
+{
+	static const char *const names[] = {
+		[RM_OUT_RECORDS] = "records", [RM_OUT_JSON] = "--json",
+		[RM_OUT_TABLE] = "--table", [RM_OUT_RAW] = "--raw",
+	};
+	return names[m];
+}
+
+static void set_mode(struct argp_state *state, struct rm_outopts *o, enum rm_outmode m)
+{
+	if (o->mode != RM_OUT_RECORDS && o->mode != m)
+		argp_error(state, "options %s and %s exclude each other", mode_option(o->mode),
+			   mode_option(m));
+	o->mode = m;
+}
+
+static error_t output_parse(int key, char *arg, struct argp_state *state)
+{
+	struct rm_common *c = state->input;
+
+	switch (key) {
+	case 'J':
+		set_mode(state, &c->out, RM_OUT_JSON);
+		break;
+	case 't':
+		set_mode(state, &c->out, RM_OUT_TABLE);
+		break;
+	case 'r':
+		set_mode(state, &c->out, RM_OUT_RAW);
+		break;
+	case 'n':
+		c->out.noheadings = true;
+		break;
+	case 'o':
+		c->out.columns = arg;
+		break;
+	case OPT_LIST_COLUMNS:
+		c->out.list_columns = true;
+		break;
+	case OPT_BYTES:
+		c->out.bytes = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_option output_options[] = {
+	{ NULL, 0, NULL, 0, "Output:", 50 },
+	{ "json", 'J', NULL, 0, "one JSON document (sizes in bytes)", 50 },
+	{ "table", 't', NULL, 0, "aligned columns with a header line", 50 },
+	{ "raw", 'r', NULL, 0, "values only, space-separated", 50 },
+	{ "noheadings", 'n', NULL, 0, "no header line in --table output", 50 },
+	{ "output", 'o', "LIST", 0, "fields to print (+LIST adds to the defaults)", 50 },
+	{ "list-columns", OPT_LIST_COLUMNS, NULL, 0, "list the fields -o accepts", 50 },
+	{ "bytes", OPT_BYTES, NULL, 0, "print sizes in bytes", 50 },
+	{ 0 }
+};
+
+const struct argp rm_output_argp = { output_options, output_parse, NULL, NULL, NULL, NULL, NULL };
+
+static error_t input_parse(int key, char *arg, struct argp_state *state)
+{
+	struct rm_common *c = state->input;
+
+	switch (key) {
+	case OPT_SYSROOT:
+		c->sysroot = arg;
+		c->topology = NULL;
+		break;
+	case OPT_TOPOLOGY:
+		c->topology = arg;
+		c->sysroot = NULL;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_option input_options[] = {
+	{ NULL, 0, NULL, 0, "Input:", 60 },
+	{ "sysroot", OPT_SYSROOT, "DIR", 0, "read /sys and /proc under DIR (a snapshot)", 60 },
+	{ "topology", OPT_TOPOLOGY, "SPEC", 0,
+	  "an hwloc XML file or a synthetic description such as \"package:2 core:8 pu:2\"", 60 },
+	{ 0 }
+};
+
+const struct argp rm_input_argp = { input_options, input_parse, NULL, NULL, NULL, NULL, NULL };
+
+void rm_common_init(struct rm_common *c)
+{
+	const char *v;
+
+	memset(c, 0, sizeof(*c));
+	/* An option given on the command line overrides the variables. */
+	if ((v = getenv("RM_TOPOLOGY")) && *v)
+		c->topology = v;
+	else if ((v = getenv("RM_SYSROOT")) && *v)
+		c->sysroot = v;
+}
+
+const struct rm_command *rm_command_find(const struct rm_command *cmds, const char *name)
+{
+	for (; cmds->name; cmds++)
+		if (!strcmp(cmds->name, name))
+			return cmds;
+	rm_usage_errx("unknown command: '%s' (see '%s --help')", name,
+		      program_invocation_short_name);
+}
+
+struct parse_input {
+	void *tool_input;
+	struct rm_common *common;
+	int command;   /* index of the command in argv, argc when none */
+	bool in_order; /* stop at the first operand (the global parse) */
+};
+
+static error_t wrapper_parse(int key, char *arg, struct argp_state *state)
+{
+	struct parse_input *p = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		/* children: the tool's or command's own options, then the shared ones */
+		state->child_inputs[0] = p->tool_input;
+		state->child_inputs[1] = p->common;
+		state->child_inputs[2] = p->common;
+		break;
+	case ARGP_KEY_ARG:
+		if (!p->in_order)
+			return ARGP_ERR_UNKNOWN;
+		/* The first operand is the command: stop here and leave the rest to it. */
+		p->command = state->next - 1;
+		state->next = state->argc;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int parse_wrapped(const struct argp *argp, int argc, char **argv, struct rm_common *c,
+			 void *input, bool in_order, unsigned flags)
+{
+	struct argp_child children[] = {
+		{ argp, 0, NULL, 0 },
+		{ &rm_input_argp, 0, NULL, 0 },
+		{ &rm_output_argp, 0, NULL, 0 },
+		{ 0 },
+	};
+
+	if (flags & RM_PARSE_NO_OUTPUT)
+		children[2].argp = NULL;
+	struct argp wrapper = { NULL, wrapper_parse, argp->args_doc, argp->doc, children,
+				argp->help_filter, NULL };
+	struct parse_input p = { input, c, argc, in_order };
+
+	argp_parse(&wrapper, argc, argv, in_order ? ARGP_IN_ORDER : 0, NULL, &p);
+	return p.command;
+}
+
+int rm_parse_global(const struct argp *argp, int argc, char **argv, struct rm_common *c,
+		    void *input)
+{
+	return parse_wrapped(argp, argc, argv, c, input, true, 0);
+}
+
+void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_common *c,
+		      void *input, unsigned flags)
+{
+	/* "rm-topo cpus" in messages and --help, so the user sees which command complained */
+	char *name = xasprintf("%s %s", program_invocation_short_name, argv[0]);
+	char *saved = argv[0];
+
+	argv[0] = name;
+	parse_wrapped(argp, argc, argv, c, input, false, flags);
+	argv[0] = saved;
+	free(name);
+}
+
+void rm_usage_errx(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(RM_EXIT_USAGE);
+}
+
+void rm_tool_init(void)
+{
+	/* Output is the same in every locale: records are an interface, not prose. */
+	setlocale(LC_ALL, "C");
+	argp_err_exit_status = RM_EXIT_USAGE;
+	atexit(rm_close_stdout);
+}

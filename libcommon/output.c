@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Output modes: records are written here; tables and JSON go through libsmartcols. */
+#include "config.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libsmartcols.h>
+
+#include "cpulist.h"
+#include "exitcodes.h"
+#include "options.h"
+#include "output.h"
+#include "record.h"
+#include "size.h"
+#include "xalloc.h"
+
+struct rm_out {
+	struct rm_outopts opts;
+	const struct rm_column *cols;
+	size_t ncols;
+	int *shown;      /* column indexes in output order */
+	size_t nshown;
+	int *slot;       /* column index -> position in shown, or -1 */
+	char **vals;     /* current record, by position; NULL: unknown */
+	struct libscols_table *tb;
+};
+
+/* JSON documents of closed listings, printed together by rm_out_flush(). */
+static char **json_parts;
+static size_t njson_parts;
+
+static int column_index(const struct rm_column *cols, size_t ncols, const char *name, size_t len)
+{
+	for (size_t i = 0; i < ncols; i++)
+		if (strlen(cols[i].name) == len && !strncasecmp(cols[i].name, name, len))
+			return (int)i;
+	return -1;
+}
+
+static void add_columns(struct rm_out *out, const char *list, bool strict)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int idx = column_index(out->cols, out->ncols, p, len);
+
+		if (idx < 0) {
+			if (len == 0)
+				rm_usage_errx("invalid field list: '%s'", list);
+			rm_usage_errx("unknown field: '%.*s' (see --list-columns)", (int)len, p);
+		}
+		if (out->slot[idx] < 0) {
+			out->slot[idx] = (int)out->nshown;
+			out->shown[out->nshown++] = idx;
+		} else if (strict) {
+			rm_usage_errx("field given twice: '%.*s'", (int)len, p);
+		}
+		p += len;
+		if (*p == ',' && !*++p)
+			rm_usage_errx("invalid field list: '%s'", list);
+	}
+}
+
+static int json_type(enum rm_coltype t)
+{
+	switch (t) {
+	case RM_COL_INT:
+	case RM_COL_FLOAT:
+	case RM_COL_SIZE:
+		return SCOLS_JSON_NUMBER;
+	case RM_COL_BOOL:
+		return SCOLS_JSON_BOOLEAN;
+	default:
+		return SCOLS_JSON_STRING;
+	}
+}
+
+struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
+			  const struct rm_column *cols, size_t ncols, const char *defaults,
+			  bool apply_columns)
+{
+	struct rm_out *out = xcalloc(1, sizeof(*out));
+	const char *sel = apply_columns ? opts->columns : NULL;
+
+	out->opts = *opts;
+	out->cols = cols;
+	out->ncols = ncols;
+	out->shown = xcalloc(ncols, sizeof(int));
+	out->slot = xmalloc(ncols * sizeof(int));
+	out->vals = xcalloc(ncols, sizeof(char *));
+	for (size_t i = 0; i < ncols; i++)
+		out->slot[i] = -1;
+
+	if (sel && *sel && *sel != '+') {
+		add_columns(out, sel, true);
+	} else {
+		if (defaults)
+			add_columns(out, defaults, true);
+		else
+			for (size_t i = 0; i < ncols; i++)
+				out->slot[i] = (int)i, out->shown[out->nshown++] = (int)i;
+		if (sel && *sel == '+')
+			add_columns(out, sel + 1, false);
+	}
+	if (sel && !*sel)
+		rm_usage_errx("invalid field list: ''");
+
+	if (opts->mode == RM_OUT_TABLE || opts->mode == RM_OUT_JSON) {
+		out->tb = scols_new_table();
+		if (!out->tb)
+			err(RM_EXIT_FAILURE, "failed to allocate output table");
+		scols_table_set_name(out->tb, list);
+		if (opts->mode == RM_OUT_JSON)
+			scols_table_enable_json(out->tb, 1);
+		if (opts->noheadings)
+			scols_table_enable_noheadings(out->tb, 1);
+		for (size_t i = 0; i < out->nshown; i++) {
+			const struct rm_column *c = &cols[out->shown[i]];
+			struct libscols_column *cl;
+			char *up = xstrdup(c->name);
+			int flags = 0;
+
+			if (opts->mode == RM_OUT_TABLE)
+				for (char *q = up; *q; q++)
+					*q = (char)toupper((unsigned char)*q);
+			if (c->type == RM_COL_INT || c->type == RM_COL_FLOAT || c->type == RM_COL_SIZE)
+				flags |= SCOLS_FL_RIGHT;
+			cl = scols_table_new_column(out->tb, opts->mode == RM_OUT_JSON ? c->name : up,
+						    0, flags);
+			free(up);
+			if (!cl)
+				err(RM_EXIT_FAILURE, "failed to allocate output column");
+			scols_column_set_json_type(cl, json_type(c->type));
+		}
+	}
+	return out;
+}
+
+void rm_out_begin(struct rm_out *out)
+{
+	for (size_t i = 0; i < out->nshown; i++) {
+		free(out->vals[i]);
+		out->vals[i] = NULL;
+	}
+}
+
+static void put(struct rm_out *out, int col, char *value)
+{
+	int pos = out->slot[col];
+
+	if (pos < 0) {
+		free(value);
+		return;
+	}
+	free(out->vals[pos]);
+	out->vals[pos] = value;
+}
+
+void rm_out_str(struct rm_out *out, int col, const char *value)
+{
+	put(out, col, value ? xstrdup(value) : NULL);
+}
+
+void rm_out_int(struct rm_out *out, int col, long long value)
+{
+	put(out, col, xasprintf("%lld", value));
+}
+
+void rm_out_float(struct rm_out *out, int col, double value, int decimals)
+{
+	put(out, col, xasprintf("%.*f", decimals, value));
+}
+
+void rm_out_size(struct rm_out *out, int col, uint64_t bytes)
+{
+	if (out->opts.mode == RM_OUT_JSON || out->opts.bytes)
+		put(out, col, xasprintf("%" PRIu64, bytes));
+	else
+		put(out, col, rm_size_format(bytes));
+}
+
+void rm_out_bool(struct rm_out *out, int col, bool value)
+{
+	if (out->opts.mode == RM_OUT_JSON)
+		put(out, col, xstrdup(value ? "true" : "false"));
+	else
+		put(out, col, xstrdup(value ? "yes" : "no"));
+}
+
+void rm_out_set(struct rm_out *out, int col, hwloc_const_bitmap_t set)
+{
+	put(out, col, set ? rm_cpulist_format(set) : NULL);
+}
+
+void rm_out_end(struct rm_out *out)
+{
+	if (out->tb) {
+		struct libscols_line *ln = scols_table_new_line(out->tb, NULL);
+
+		if (!ln)
+			err(RM_EXIT_FAILURE, "failed to allocate output line");
+		for (size_t i = 0; i < out->nshown; i++) {
+			const char *v = out->vals[i];
+
+			/* JSON: unknown is null (libsmartcols writes null for no data) */
+			if (!v && out->opts.mode == RM_OUT_TABLE)
+				v = "-";
+			if (v && scols_line_set_data(ln, i, v))
+				err(RM_EXIT_FAILURE, "failed to add output data");
+		}
+		return;
+	}
+	for (size_t i = 0; i < out->nshown; i++) {
+		const char *v = out->vals[i] ? out->vals[i] : "-";
+
+		if (i)
+			putchar(' ');
+		if (out->opts.mode == RM_OUT_RECORDS)
+			printf("%s=", out->cols[out->shown[i]].name);
+		rm_record_write_value(stdout, v);
+	}
+	putchar('\n');
+}
+
+/* libsmartcols prints one document per table: keep its inside ("name": [...]) for rm_out_flush. */
+static void keep_json_part(struct libscols_table *tb)
+{
+	char *doc = NULL, *start, *end;
+
+	if (scols_print_table_to_string(tb, &doc) || !doc)
+		err(RM_EXIT_FAILURE, "failed to print output table");
+	start = strchr(doc, '\n');
+	end = strrchr(doc, '}');
+	if (!start || !end || end < start)
+		errx(RM_EXIT_FAILURE, "unexpected JSON from libsmartcols");
+	while (end > start && end[-1] == '\n')
+		end--;
+	json_parts = xrealloc(json_parts, (njson_parts + 1) * sizeof(char *));
+	json_parts[njson_parts++] = xasprintf("%.*s", (int)(end - start - 1), start + 1);
+	free(doc);
+}
+
+void rm_out_close(struct rm_out *out)
+{
+	static bool printed_table;
+
+	if (!out)
+		return;
+	if (out->tb) {
+		if (out->opts.mode == RM_OUT_JSON) {
+			keep_json_part(out->tb);
+		} else {
+			/* listings in one run are separated by a blank line */
+			if (printed_table)
+				putchar('\n');
+			scols_print_table(out->tb);
+			printed_table = true;
+		}
+		scols_unref_table(out->tb);
+	}
+	for (size_t i = 0; i < out->ncols; i++)
+		free(out->vals[i]);
+	free(out->vals);
+	free(out->shown);
+	free(out->slot);
+	free(out);
+}
+
+void rm_out_flush(void)
+{
+	if (!njson_parts)
+		return;
+	fputs("{\n", stdout);
+	for (size_t i = 0; i < njson_parts; i++) {
+		fputs(json_parts[i], stdout);
+		fputs(i + 1 < njson_parts ? ",\n" : "\n", stdout);
+		free(json_parts[i]);
+	}
+	fputs("}\n", stdout);
+	free(json_parts);
+	json_parts = NULL;
+	njson_parts = 0;
+}
+
+static const char *type_name(enum rm_coltype t)
+{
+	static const char *const names[] = {
+		[RM_COL_STRING] = "string", [RM_COL_INT] = "integer", [RM_COL_FLOAT] = "number",
+		[RM_COL_SIZE] = "size",     [RM_COL_BOOL] = "boolean", [RM_COL_SET] = "cpulist",
+	};
+	return names[t];
+}
+
+enum { LC_NAME, LC_TYPE, LC_DEFAULT, LC_DESCRIPTION };
+static const struct rm_column list_columns_cols[] = {
+	[LC_NAME] = { "column", RM_COL_STRING, "field name" },
+	[LC_TYPE] = { "type", RM_COL_STRING, "value type" },
+	[LC_DEFAULT] = { "default", RM_COL_BOOL, "shown without -o" },
+	[LC_DESCRIPTION] = { "description", RM_COL_STRING, "what the field holds" },
+};
+
+void rm_out_list_columns(const struct rm_outopts *opts, const struct rm_column *cols,
+			 size_t ncols, const char *defaults)
+{
+	struct rm_outopts o = *opts;
+	struct rm_out *out;
+
+	o.columns = NULL;
+	out = rm_out_new(&o, "columns", list_columns_cols,
+			 sizeof(list_columns_cols) / sizeof(list_columns_cols[0]), NULL, false);
+	for (size_t i = 0; i < ncols; i++) {
+		bool def = true;
+
+		if (defaults) {
+			size_t len = strlen(cols[i].name);
+			const char *p = defaults;
+
+			def = false;
+			while (*p) {
+				size_t l = strcspn(p, ",");
+				if (l == len && !strncmp(p, cols[i].name, len))
+					def = true;
+				p += l + (p[l] == ',');
+			}
+		}
+		rm_out_begin(out);
+		rm_out_str(out, LC_NAME, cols[i].name);
+		rm_out_str(out, LC_TYPE, type_name(cols[i].type));
+		rm_out_bool(out, LC_DEFAULT, def);
+		rm_out_str(out, LC_DESCRIPTION, cols[i].help);
+		rm_out_end(out);
+	}
+	rm_out_close(out);
+	rm_out_flush();
+}

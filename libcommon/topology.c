@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Topology loading through hwloc (live, snapshot, XML, synthetic) and location expressions. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cpulist.h"
+#include "exitcodes.h"
+#include "sysfs.h"
+#include "topology.h"
+#include "xalloc.h"
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A synthetic description is a list of "type:count" tokens ("package:2 core:8 pu:2"). */
+static bool looks_synthetic(const char *spec)
+{
+	return strchr(spec, ':') && !strchr(spec, '/') && !strstr(spec, ".xml");
+}
+
+static hwloc_bitmap_t read_cpu_set(const char *root, const char *file)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	char *path = xasprintf("sys/devices/system/cpu/%s", file);
+
+	if (rm_sysfs_read_set(root, path, set) < 0) {
+		hwloc_bitmap_free(set);
+		set = NULL;
+	}
+	free(path);
+	return set;
+}
+
+/* isolcpus= and nohz_full= as the kernel states them; both files may be absent on old kernels. */
+static void read_cpu_states(struct rm_topo *t)
+{
+	hwloc_const_bitmap_t complete = hwloc_topology_get_complete_cpuset(t->topo);
+
+	t->possible = read_cpu_set(t->sysroot, "possible");
+	t->present = read_cpu_set(t->sysroot, "present");
+	t->online = read_cpu_set(t->sysroot, "online");
+	t->offline = read_cpu_set(t->sysroot, "offline");
+	t->isolated = read_cpu_set(t->sysroot, "isolated");
+	t->nohz_full = read_cpu_set(t->sysroot, "nohz_full");
+
+	if (!t->online) {
+		t->online = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(t->topo));
+	}
+	if (!t->offline && t->present) {
+		t->offline = hwloc_bitmap_dup(t->present);
+		hwloc_bitmap_andnot(t->offline, t->offline, t->online);
+	} else if (!t->offline) {
+		t->offline = hwloc_bitmap_dup(complete);
+		hwloc_bitmap_andnot(t->offline, t->offline, t->online);
+	}
+}
+
+static void load_error(const struct rm_common *c, const char *what)
+{
+	rm_usage_errx("%s: '%s'", what, c->topology ? c->topology : c->sysroot);
+}
+
+struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
+{
+	struct rm_topo *t = xcalloc(1, sizeof(*t));
+	unsigned long hflags = 0;
+
+	/* hwloc loads its plugins at the first init: the OpenGL and OpenCL ones pull in large
+	 * libraries and are never needed; PCI discovery only when devices are asked for. */
+	setenv("HWLOC_PLUGINS_BLACKLIST",
+	       flags & RM_TOPO_WANT_IO ? "gl,opencl" : "gl,opencl,pci", 0);
+
+	if (c->topology) {
+		struct stat st;
+
+		if (stat(c->topology, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				rm_usage_errx("--topology takes an XML file or a synthetic description, "
+					      "use --sysroot for a snapshot directory: '%s'",
+					      c->topology);
+			t->source = RM_TOPO_XML;
+		} else if (looks_synthetic(c->topology)) {
+			t->source = RM_TOPO_SYNTHETIC;
+		} else {
+			load_error(c, "no such topology file");
+		}
+	} else if (c->sysroot) {
+		char *cpu = rm_sysfs_path(c->sysroot, "sys/devices/system/cpu");
+
+		if (!is_dir(c->sysroot))
+			load_error(c, "no such directory");
+		if (!is_dir(cpu))
+			load_error(c, "not a snapshot (no sys/devices/system/cpu)");
+		free(cpu);
+		t->source = RM_TOPO_SYSROOT;
+		t->sysroot = c->sysroot;
+		/* hwloc's Linux backend reads /sys and /proc under this root (as hwloc --input does) */
+		setenv("HWLOC_FSROOT", c->sysroot, 1);
+		unsetenv("HWLOC_XMLFILE");
+		unsetenv("HWLOC_SYNTHETIC");
+	} else {
+		t->source = RM_TOPO_LIVE;
+	}
+
+	if (hwloc_topology_init(&t->topo) < 0)
+		err(RM_EXIT_FAILURE, "cannot initialize hwloc");
+	/* The x86 backend binds to every CPU to run cpuid; sysfs already says what we report. */
+	hwloc_topology_set_components(t->topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
+	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT)
+		hflags |= HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED;
+	hwloc_topology_set_flags(t->topo, hflags);
+	if (flags & RM_TOPO_WANT_IO)
+		hwloc_topology_set_io_types_filter(t->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+
+	if (t->source == RM_TOPO_XML && hwloc_topology_set_xml(t->topo, c->topology) < 0)
+		load_error(c, "cannot read topology XML");
+	if (t->source == RM_TOPO_SYNTHETIC && hwloc_topology_set_synthetic(t->topo, c->topology) < 0)
+		load_error(c, "invalid synthetic topology");
+	if (hwloc_topology_load(t->topo) < 0) {
+		if (t->source == RM_TOPO_XML)
+			load_error(c, "not a valid hwloc topology XML file");
+		err(RM_EXIT_FAILURE, "cannot load the topology");
+	}
+	if (t->source == RM_TOPO_SYSROOT &&
+	    hwloc_bitmap_iszero(hwloc_topology_get_complete_cpuset(t->topo)))
+		load_error(c, "not a snapshot (no CPUs found)");
+
+	t->allowed = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(t->topo));
+	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT) {
+		read_cpu_states(t);
+	} else {
+		t->online = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(t->topo));
+		t->offline = hwloc_bitmap_dup(hwloc_topology_get_complete_cpuset(t->topo));
+		hwloc_bitmap_andnot(t->offline, t->offline, t->online);
+		t->present = hwloc_bitmap_dup(hwloc_topology_get_complete_cpuset(t->topo));
+		t->possible = hwloc_bitmap_dup(t->present);
+		if (t->source == RM_TOPO_SYNTHETIC) {
+			/* a described machine has no isolated CPUs, rather than unknown ones */
+			t->isolated = hwloc_bitmap_alloc();
+			t->nohz_full = hwloc_bitmap_alloc();
+		}
+	}
+	return t;
+}
+
+void rm_topo_free(struct rm_topo *t)
+{
+	if (!t)
+		return;
+	hwloc_bitmap_free(t->possible);
+	hwloc_bitmap_free(t->present);
+	hwloc_bitmap_free(t->online);
+	hwloc_bitmap_free(t->offline);
+	hwloc_bitmap_free(t->isolated);
+	hwloc_bitmap_free(t->nohz_full);
+	hwloc_bitmap_free(t->allowed);
+	hwloc_topology_destroy(t->topo);
+	free(t);
+}
+
+static const struct {
+	const char *name;
+	hwloc_obj_type_t type;
+} type_names[] = {
+	{ "machine", HWLOC_OBJ_MACHINE }, { "package", HWLOC_OBJ_PACKAGE },
+	{ "socket", HWLOC_OBJ_PACKAGE },  { "die", HWLOC_OBJ_DIE },
+	{ "node", HWLOC_OBJ_NUMANODE },   { "numa", HWLOC_OBJ_NUMANODE },
+	{ "numanode", HWLOC_OBJ_NUMANODE }, { "group", HWLOC_OBJ_GROUP },
+	{ "l3", HWLOC_OBJ_L3CACHE },      { "l2", HWLOC_OBJ_L2CACHE },
+	{ "l1", HWLOC_OBJ_L1CACHE },      { "l1d", HWLOC_OBJ_L1CACHE },
+	{ "l1i", HWLOC_OBJ_L1ICACHE },    { "l4", HWLOC_OBJ_L4CACHE },
+	{ "core", HWLOC_OBJ_CORE },       { "cpu", HWLOC_OBJ_PU },
+	{ "pu", HWLOC_OBJ_PU },
+};
+
+int rm_topo_type_parse(const char *name, hwloc_obj_type_t *type, int *cache_depth)
+{
+	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
+		if (!strcasecmp(name, type_names[i].name)) {
+			*type = type_names[i].type;
+			if (cache_depth)
+				*cache_depth = hwloc_obj_type_is_cache(*type) ?
+					(name[1] - '0') : 0;
+			return 0;
+		}
+	return -1;
+}
+
+const char *rm_topo_type_name(hwloc_obj_t obj)
+{
+	switch (obj->type) {
+	case HWLOC_OBJ_MACHINE: return "machine";
+	case HWLOC_OBJ_PACKAGE: return "package";
+	case HWLOC_OBJ_DIE: return "die";
+	case HWLOC_OBJ_NUMANODE: return "node";
+	case HWLOC_OBJ_GROUP: return "group";
+	case HWLOC_OBJ_L1CACHE: return "l1";
+	case HWLOC_OBJ_L1ICACHE: return "l1i";
+	case HWLOC_OBJ_L2CACHE: return "l2";
+	case HWLOC_OBJ_L3CACHE: return "l3";
+	case HWLOC_OBJ_L4CACHE: return "l4";
+	case HWLOC_OBJ_CORE: return "core";
+	case HWLOC_OBJ_PU: return "cpu";
+	default: return hwloc_obj_type_string(obj->type);
+	}
+}
+
+int rm_topo_objects(struct rm_topo *t, const char *type_name, hwloc_obj_t **objs)
+{
+	hwloc_obj_type_t type;
+	int n;
+
+	*objs = NULL;
+	if (rm_topo_type_parse(type_name, &type, NULL) < 0)
+		return 0;
+	n = hwloc_get_nbobjs_by_type(t->topo, type);
+	if (n <= 0)
+		return 0;
+	*objs = xcalloc(n, sizeof(hwloc_obj_t));
+	for (int i = 0; i < n; i++)
+		(*objs)[i] = hwloc_get_obj_by_type(t->topo, type, i);
+	return n;
+}
+
+long rm_topo_os_index(hwloc_obj_t obj)
+{
+	return obj->os_index == HWLOC_UNKNOWN_INDEX ? -1 : (long)obj->os_index;
+}
+
+/* Objects of TYPE inside PARENT whose logical (or os) index is in IDX; their cpusets into SET,
+ * and the objects themselves into NEXT for the next level of "a:1.b:2". */
+static int select_inside(struct rm_topo *t, hwloc_obj_t parent, hwloc_obj_type_t type,
+			 hwloc_const_bitmap_t idx, bool physical, hwloc_obj_t **next, int *nnext)
+{
+	int n, found = 0;
+	bool top = parent == hwloc_get_root_obj(t->topo);
+
+	/* At the top level count every object (CPU-less NUMA nodes included); below, those inside. */
+	n = top ? hwloc_get_nbobjs_by_type(t->topo, type) :
+		  hwloc_get_nbobjs_inside_cpuset_by_type(t->topo, parent->cpuset, type);
+	for (int i = 0; i < n; i++) {
+		hwloc_obj_t o = top ? hwloc_get_obj_by_type(t->topo, type, i) :
+				      hwloc_get_obj_inside_cpuset_by_type(t->topo, parent->cpuset, type, i);
+		long key = physical ? rm_topo_os_index(o) : i;
+
+		if (!o || key < 0 || !hwloc_bitmap_isset(idx, (unsigned)key))
+			continue;
+		*next = xrealloc(*next, (*nnext + 1) * sizeof(hwloc_obj_t));
+		(*next)[(*nnext)++] = o;
+		found++;
+	}
+	return found;
+}
+
+int rm_topo_location(struct rm_topo *t, const char *expr, bool physical, hwloc_bitmap_t set,
+		     char **errmsg)
+{
+	char *copy, *part, *save = NULL, *msg = NULL;
+	hwloc_obj_t *cur, *next = NULL;
+	int ncur = 1, nnext = 0, rc = -1;
+	hwloc_bitmap_t idx;
+
+	if (!strcasecmp(expr, "all")) {
+		hwloc_bitmap_or(set, set, hwloc_topology_get_complete_cpuset(t->topo));
+		return 0;
+	}
+	if (!strchr(expr, ':')) {
+		hwloc_bitmap_t s = hwloc_bitmap_alloc();
+
+		rc = rm_cpulist_parse(expr, s, &msg);
+		if (rc == 0 && (rc = rm_topo_check_cpus(t, s, &msg)) == 0)
+			hwloc_bitmap_or(set, set, s);
+		if (rc < 0)
+			*errmsg = msg;
+		hwloc_bitmap_free(s);
+		return rc;
+	}
+
+	cur = xmalloc(sizeof(hwloc_obj_t));
+	cur[0] = hwloc_get_root_obj(t->topo);
+	idx = hwloc_bitmap_alloc();
+	copy = xstrdup(expr);
+	for (part = strtok_r(copy, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
+		char *colon = strchr(part, ':');
+		hwloc_obj_type_t type;
+
+		if (!colon) {
+			*errmsg = xasprintf("invalid location '%s': expected TYPE:INDEXES", expr);
+			goto out;
+		}
+		*colon = '\0';
+		if (rm_topo_type_parse(part, &type, NULL) < 0) {
+			*errmsg = xasprintf("unknown location type '%s' in '%s'", part, expr);
+			goto out;
+		}
+		if (!strcasecmp(colon + 1, "all")) {
+			hwloc_bitmap_fill(idx);
+		} else if (rm_cpulist_parse_list(colon + 1, idx, &msg) < 0) {
+			*errmsg = xasprintf("invalid location '%s': %s", expr, msg);
+			free(msg);
+			goto out;
+		}
+		nnext = 0;
+		for (int i = 0; i < ncur; i++)
+			select_inside(t, cur[i], type, idx, physical, &next, &nnext);
+		if (!nnext) {
+			*errmsg = xasprintf("no such location on this machine: '%s'", expr);
+			goto out;
+		}
+		free(cur);
+		cur = next;
+		ncur = nnext;
+		next = NULL;
+	}
+	for (int i = 0; i < ncur; i++)
+		hwloc_bitmap_or(set, set, cur[i]->cpuset ? cur[i]->cpuset :
+					  hwloc_topology_get_complete_cpuset(t->topo));
+	rc = 0;
+out:
+	free(next);
+	free(cur);
+	free(copy);
+	hwloc_bitmap_free(idx);
+	return rc;
+}
+
+void rm_topo_nodes_of(struct rm_topo *t, hwloc_const_bitmap_t cpus, hwloc_bitmap_t nodes)
+{
+	hwloc_obj_t node = NULL;
+
+	hwloc_bitmap_zero(nodes);
+	while ((node = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, node)))
+		if (hwloc_bitmap_intersects(node->cpuset, cpus))
+			hwloc_bitmap_set(nodes, node->os_index);
+}
+
+int rm_topo_check_cpus(struct rm_topo *t, hwloc_const_bitmap_t set, char **errmsg)
+{
+	hwloc_const_bitmap_t all = hwloc_topology_get_complete_cpuset(t->topo);
+	hwloc_bitmap_t extra;
+	char *list, *valid;
+
+	if (hwloc_bitmap_isincluded(set, all))
+		return 0;
+	extra = hwloc_bitmap_dup(set);
+	hwloc_bitmap_andnot(extra, extra, all);
+	list = rm_cpulist_format(extra);
+	valid = rm_cpulist_format(all);
+	*errmsg = xasprintf("CPUs not on this machine: '%s' (it has %s)", list, valid);
+	free(list);
+	free(valid);
+	hwloc_bitmap_free(extra);
+	return -1;
+}

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Common set-up for the bats tests: build tree first in PATH, C locale, private HOME.
+bats_require_minimum_version 1.8.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+RM_SRCDIR=${RM_SRCDIR:-$(cd "$BATS_TEST_DIRNAME/.." && pwd)}
+RM_BUILDDIR=${RM_BUILDDIR:-$RM_SRCDIR}
+PATH="$RM_BUILDDIR:$PATH"
+export LC_ALL=C HOME="$BATS_TEST_TMPDIR" PATH RM_SRCDIR RM_BUILDDIR
+unset RM_SYSROOT RM_TOPOLOGY RM_STATE_DIR RM_CONFIG_DIR RM_CGROUP_ROOT
+
+# Snapshots kept in the project, and the shared real-machine fixtures (may be absent).
+SNAPSHOTS="$RM_SRCDIR/tests/snapshots"
+FIXTURES="$RM_SRCDIR/../shared/fixtures/lscpu"
+
+# Skip, visibly, unless root.
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root"
+}
+
+require_fixtures() {
+	[ -d "$FIXTURES" ] || skip "../shared/fixtures is absent"
+}
+
+# The value of KEY in the first record of $output that has it.
+field() {
+	printf '%s\n' "$output" | grep -o "\(^\| \)$1=[^ ]*" | head -n 1 | sed "s/^ *$1=//"
+}

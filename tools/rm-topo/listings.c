@@ -1,0 +1,832 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rm-topo's summary and listings: cpus, cores, packages, nodes, caches, distances. */
+#include "config.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "cpulist.h"
+#include "output.h"
+#include "rm-topo.h"
+#include "size.h"
+#include "sysfs.h"
+#include "xalloc.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- filters shared by every listing ---- */
+
+enum { OPT_NODE = 'N', OPT_PACKAGE = 'P', OPT_CPUS = 'c', OPT_ONLINE = 'e', OPT_OFFLINE = 'd' };
+
+struct filter {
+	const char *node, *package, *cpus;
+	bool online, offline;
+	hwloc_bitmap_t set;   /* CPUs the filters leave */
+	hwloc_bitmap_t nodes; /* NUMA nodes named by --node; NULL for all */
+	bool by_cpus;         /* a CPU-based filter was given */
+};
+
+static const struct argp_option filter_options[] = {
+	{ NULL, 0, NULL, 0, "Filters:", 10 },
+	{ "node", OPT_NODE, "SET", 0, "only what is on these NUMA nodes", 10 },
+	{ "package", OPT_PACKAGE, "SET", 0, "only what is in these packages (logical ids)", 10 },
+	{ "cpus", OPT_CPUS, "SET", 0, "only what holds these CPUs", 10 },
+	{ "online", OPT_ONLINE, NULL, 0, "only online CPUs", 10 },
+	{ "offline", OPT_OFFLINE, NULL, 0, "only offline CPUs", 10 },
+	{ 0 }
+};
+
+static error_t filter_parse(int key, char *arg, struct argp_state *state)
+{
+	struct filter *f = state->input;
+
+	switch (key) {
+	case OPT_NODE:
+		f->node = arg;
+		break;
+	case OPT_PACKAGE:
+		f->package = arg;
+		break;
+	case OPT_CPUS:
+		f->cpus = arg;
+		break;
+	case OPT_ONLINE:
+		f->online = true;
+		break;
+	case OPT_OFFLINE:
+		f->offline = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (f->online && f->offline)
+			argp_error(state, "options --online and --offline exclude each other");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp filter_argp = { filter_options, filter_parse, NULL, NULL, NULL, NULL, NULL };
+
+static void parse_set_or_die(const char *opt, const char *arg, hwloc_bitmap_t set)
+{
+	char *msg = NULL;
+
+	if (rm_cpulist_parse(arg, set, &msg) < 0)
+		rm_usage_errx("invalid %s: %s", opt, msg);
+}
+
+static hwloc_bitmap_t all_cpus(struct rm_topo *t)
+{
+	hwloc_bitmap_t all = hwloc_bitmap_dup(hwloc_topology_get_complete_cpuset(t->topo));
+
+	if (t->present)
+		hwloc_bitmap_or(all, all, t->present);
+	if (t->online)
+		hwloc_bitmap_or(all, all, t->online);
+	return all;
+}
+
+static void filter_resolve(struct rm_topo *t, struct filter *f)
+{
+	hwloc_bitmap_t s = hwloc_bitmap_alloc();
+	char *msg = NULL;
+
+	f->set = all_cpus(t);
+	if (f->node) {
+		unsigned id;
+
+		f->nodes = hwloc_bitmap_alloc();
+		parse_set_or_die("--node", f->node, f->nodes);
+		hwloc_bitmap_zero(s);
+		hwloc_bitmap_foreach_begin(id, f->nodes) {
+			hwloc_obj_t n = hwloc_get_numanode_obj_by_os_index(t->topo, id);
+			if (!n)
+				rm_usage_errx("no such NUMA node: '%u'", id);
+			hwloc_bitmap_or(s, s, n->cpuset);
+		} hwloc_bitmap_foreach_end();
+		hwloc_bitmap_and(f->set, f->set, s);
+	}
+	if (f->package) {
+		hwloc_bitmap_t ids = hwloc_bitmap_alloc();
+		unsigned id;
+
+		parse_set_or_die("--package", f->package, ids);
+		hwloc_bitmap_zero(s);
+		hwloc_bitmap_foreach_begin(id, ids) {
+			hwloc_obj_t p = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, id);
+			if (!p)
+				rm_usage_errx("no such package: '%u'", id);
+			hwloc_bitmap_or(s, s, p->cpuset);
+		} hwloc_bitmap_foreach_end();
+		hwloc_bitmap_and(f->set, f->set, s);
+		hwloc_bitmap_free(ids);
+		f->by_cpus = true;
+	}
+	if (f->cpus) {
+		parse_set_or_die("--cpus", f->cpus, s);
+		if (rm_topo_check_cpus(t, s, &msg) < 0)
+			rm_usage_errx("invalid --cpus: %s", msg);
+		hwloc_bitmap_and(f->set, f->set, s);
+		f->by_cpus = true;
+	}
+	if (f->online)
+		hwloc_bitmap_and(f->set, f->set, t->online);
+	if (f->offline)
+		hwloc_bitmap_and(f->set, f->set, t->offline);
+	f->by_cpus = f->by_cpus || f->online || f->offline;
+	hwloc_bitmap_free(s);
+}
+
+static void filter_free(struct filter *f)
+{
+	hwloc_bitmap_free(f->set);
+	hwloc_bitmap_free(f->nodes);
+}
+
+/* Parse a listing's arguments and load the topology. */
+static struct rm_topo *listing_start(int argc, char **argv, struct rm_common *c, struct filter *f,
+				     const struct rm_column *cols, size_t ncols, const char *defaults)
+{
+	struct rm_topo *t;
+
+	memset(f, 0, sizeof(*f));
+	rm_parse_command(&filter_argp, argc, argv, c, f, 0);
+	if (c->out.list_columns) {
+		rm_out_list_columns(&c->out, cols, ncols, defaults);
+		exit(RM_EXIT_SUCCESS);
+	}
+	t = rm_topo_load(c, 0);
+	filter_resolve(t, f);
+	return t;
+}
+
+static void listing_end(struct rm_topo *t, struct filter *f, struct rm_out *out)
+{
+	rm_out_close(out);
+	rm_out_flush();
+	filter_free(f);
+	rm_topo_free(t);
+}
+
+/* ---- helpers ---- */
+
+static int logical_of(hwloc_obj_t obj)
+{
+	return obj ? (int)obj->logical_index : -1;
+}
+
+static void out_index(struct rm_out *out, int col, long idx)
+{
+	if (idx < 0)
+		rm_out_str(out, col, NULL);
+	else
+		rm_out_int(out, col, idx);
+}
+
+/* The NUMA node of a PU: the first node (by os index) whose cpuset holds it. */
+static hwloc_obj_t node_of(struct rm_topo *t, hwloc_obj_t pu)
+{
+	hwloc_obj_t n = NULL, best = NULL;
+
+	while ((n = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, n)))
+		if (hwloc_bitmap_isset(n->cpuset, pu->os_index) &&
+		    (!best || n->os_index < best->os_index))
+			best = n;
+	return best;
+}
+
+static hwloc_obj_t cache_of(struct rm_topo *t, hwloc_obj_t pu, hwloc_obj_type_t type)
+{
+	return hwloc_get_ancestor_obj_by_type(t->topo, type, pu);
+}
+
+/* NUMA nodes sorted by os index (hwloc's logical order may differ). */
+static int nodes_sorted(struct rm_topo *t, hwloc_obj_t **nodes)
+{
+	int n = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_NUMANODE), k = 0;
+	hwloc_obj_t o = NULL;
+
+	*nodes = xcalloc(n > 0 ? n : 1, sizeof(hwloc_obj_t));
+	while ((o = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, o))) {
+		int i = k++;
+		while (i > 0 && (*nodes)[i - 1]->os_index > o->os_index) {
+			(*nodes)[i] = (*nodes)[i - 1];
+			i--;
+		}
+		(*nodes)[i] = o;
+	}
+	return k;
+}
+
+/* The OS's NUMA distance matrix (from sysfs or XML), or NULL. */
+static struct hwloc_distances_s *numa_distances(struct rm_topo *t)
+{
+	struct hwloc_distances_s *d[4];
+	unsigned nr = 4;
+
+	if (hwloc_distances_get_by_name(t->topo, "NUMALatency", &nr, d, 0) == 0 && nr > 0) {
+		for (unsigned i = 1; i < nr; i++)
+			hwloc_distances_release(t->topo, d[i]);
+		return d[0];
+	}
+	nr = 4;
+	if (hwloc_distances_get_by_type(t->topo, HWLOC_OBJ_NUMANODE, &nr, d,
+					HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 && nr > 0) {
+		for (unsigned i = 1; i < nr; i++)
+			hwloc_distances_release(t->topo, d[i]);
+		return d[0];
+	}
+	return NULL;
+}
+
+/* Distances from node FROM to every node in os order, as "10,21,21"; NULL when unknown. */
+static char *distance_row(struct hwloc_distances_s *d, hwloc_obj_t from, hwloc_obj_t *nodes,
+			  int nnodes)
+{
+	int i = d ? hwloc_distances_obj_index(d, from) : -1;
+	size_t len = 0;
+	char *row = NULL;
+
+	if (i < 0)
+		return NULL;
+	for (int k = 0; k < nnodes; k++) {
+		int j = hwloc_distances_obj_index(d, nodes[k]);
+		char num[24];
+
+		if (j < 0) {
+			free(row);
+			return NULL;
+		}
+		snprintf(num, sizeof(num), "%s%" PRIu64, k ? "," : "", d->values[i * d->nbobjs + j]);
+		row = xrealloc(row, len + strlen(num) + 1);
+		strcpy(row + len, num);
+		len += strlen(num);
+	}
+	return row;
+}
+
+/* MemTotal and MemFree of a node from sysfs; -1 when unknown. */
+static int node_meminfo(struct rm_topo *t, unsigned node, uint64_t *total, uint64_t *avail)
+{
+	char *path, *s, *p;
+	int found = 0;
+
+	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
+		return -1;
+	path = xasprintf("sys/devices/system/node/node%u/meminfo", node);
+	s = rm_sysfs_read(t->sysroot, path);
+	free(path);
+	if (!s)
+		return -1;
+	for (p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		unsigned long long kb;
+		char key[32];
+
+		if (sscanf(p, "Node %*u %31[^:]: %llu kB", key, &kb) != 2)
+			continue;
+		if (!strcmp(key, "MemTotal"))
+			*total = kb * 1024, found |= 1;
+		else if (!strcmp(key, "MemFree"))
+			*avail = kb * 1024, found |= 2;
+	}
+	free(s);
+	return found == 3 ? 0 : -1;
+}
+
+/* ---- cpus ---- */
+
+enum { CPU_CPU, CPU_CORE, CPU_PACKAGE, CPU_NODE, CPU_L3, CPU_L2, CPU_L1, CPU_ONLINE,
+       CPU_ISOLATED, CPU_ALLOWED, CPU_CORE_ID, CPU_PACKAGE_ID, CPU_DIE };
+static const struct rm_column cpu_cols[] = {
+	[CPU_CPU] = { "cpu", RM_COL_INT, "logical CPU number, as the kernel numbers it" },
+	[CPU_CORE] = { "core", RM_COL_INT, "core (logical id, unique on the machine)" },
+	[CPU_PACKAGE] = { "package", RM_COL_INT, "package/socket (logical id)" },
+	[CPU_NODE] = { "node", RM_COL_INT, "NUMA node, as the kernel numbers it" },
+	[CPU_L3] = { "l3", RM_COL_INT, "L3 (last-level, uncore) cache (logical id)" },
+	[CPU_L2] = { "l2", RM_COL_INT, "L2 cache (logical id)" },
+	[CPU_L1] = { "l1", RM_COL_INT, "L1 data cache (logical id)" },
+	[CPU_ONLINE] = { "online", RM_COL_BOOL, "the CPU is online" },
+	[CPU_ISOLATED] = { "isolated", RM_COL_BOOL, "isolated from the scheduler (isolcpus)" },
+	[CPU_ALLOWED] = { "allowed", RM_COL_BOOL, "in this process's cpuset (cgroup)" },
+	[CPU_CORE_ID] = { "core_id", RM_COL_INT, "physical core id within its package" },
+	[CPU_PACKAGE_ID] = { "package_id", RM_COL_INT, "physical package id" },
+	[CPU_DIE] = { "die", RM_COL_INT, "die (logical id)" },
+};
+static const char cpu_defaults[] = "cpu,core,package,node,l3,l2,l1,online,isolated,allowed";
+
+static void put_optional_bool(struct rm_out *out, int col, hwloc_const_bitmap_t set, unsigned i)
+{
+	if (set)
+		rm_out_bool(out, col, hwloc_bitmap_isset(set, i));
+	else
+		rm_out_str(out, col, NULL);
+}
+
+int cmd_cpus(int argc, char **argv, struct rm_common *c)
+{
+	struct filter f;
+	struct rm_topo *t = listing_start(argc, argv, c, &f, cpu_cols, ARRAY_SIZE(cpu_cols),
+					  cpu_defaults);
+	struct rm_out *out = rm_out_new(&c->out, "cpus", cpu_cols, ARRAY_SIZE(cpu_cols),
+					cpu_defaults, true);
+	unsigned i;
+
+	hwloc_bitmap_foreach_begin(i, f.set) {
+		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(t->topo, i);
+		hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_CORE, pu) : NULL;
+		hwloc_obj_t pkg = pu ? hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, pu) : NULL;
+		hwloc_obj_t node = pu ? node_of(t, pu) : NULL;
+
+		rm_out_begin(out);
+		rm_out_int(out, CPU_CPU, i);
+		out_index(out, CPU_CORE, logical_of(core));
+		out_index(out, CPU_PACKAGE, logical_of(pkg));
+		out_index(out, CPU_NODE, node ? (long)node->os_index : -1);
+		out_index(out, CPU_L3, pu ? logical_of(cache_of(t, pu, HWLOC_OBJ_L3CACHE)) : -1);
+		out_index(out, CPU_L2, pu ? logical_of(cache_of(t, pu, HWLOC_OBJ_L2CACHE)) : -1);
+		out_index(out, CPU_L1, pu ? logical_of(cache_of(t, pu, HWLOC_OBJ_L1CACHE)) : -1);
+		rm_out_bool(out, CPU_ONLINE, hwloc_bitmap_isset(t->online, i));
+		put_optional_bool(out, CPU_ISOLATED, t->isolated, i);
+		rm_out_bool(out, CPU_ALLOWED, hwloc_bitmap_isset(t->allowed, i));
+		out_index(out, CPU_CORE_ID, core ? rm_topo_os_index(core) : -1);
+		out_index(out, CPU_PACKAGE_ID, pkg ? rm_topo_os_index(pkg) : -1);
+		out_index(out, CPU_DIE,
+			  pu ? logical_of(hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_DIE, pu)) : -1);
+		rm_out_end(out);
+	} hwloc_bitmap_foreach_end();
+	listing_end(t, &f, out);
+	return RM_EXIT_SUCCESS;
+}
+
+/* ---- cores ---- */
+
+enum { CORE_CORE, CORE_PACKAGE, CORE_NODE, CORE_CPUS, CORE_L3, CORE_CORE_ID, CORE_KIND };
+static const struct rm_column core_cols[] = {
+	[CORE_CORE] = { "core", RM_COL_INT, "core (logical id)" },
+	[CORE_PACKAGE] = { "package", RM_COL_INT, "package (logical id)" },
+	[CORE_NODE] = { "node", RM_COL_INT, "NUMA node" },
+	[CORE_CPUS] = { "cpus", RM_COL_SET, "the core's CPUs (hardware threads)" },
+	[CORE_L3] = { "l3", RM_COL_INT, "L3 cache (logical id)" },
+	[CORE_CORE_ID] = { "core_id", RM_COL_INT, "physical core id within its package" },
+	[CORE_KIND] = { "kind", RM_COL_STRING, "CPU kind on hybrid machines (hwloc cpukind)" },
+};
+static const char core_defaults[] = "core,package,node,cpus,l3,core_id";
+
+static char *cpukind_of(struct rm_topo *t, hwloc_const_bitmap_t cpus)
+{
+	hwloc_bitmap_t kset = hwloc_bitmap_alloc();
+	struct hwloc_info_s *infos;
+	unsigned ninfos;
+	char *name = NULL;
+	int k = hwloc_cpukinds_get_by_cpuset(t->topo, cpus, 0);
+
+	if (k >= 0 && hwloc_cpukinds_get_info(t->topo, (unsigned)k, kset, NULL, &ninfos, &infos, 0) == 0)
+		for (unsigned i = 0; i < ninfos; i++)
+			if (!strcmp(infos[i].name, "CoreType") || !strcmp(infos[i].name, "LinuxCPUType"))
+				name = xstrdup(infos[i].value);
+	hwloc_bitmap_free(kset);
+	return name;
+}
+
+int cmd_cores(int argc, char **argv, struct rm_common *c)
+{
+	struct filter f;
+	struct rm_topo *t = listing_start(argc, argv, c, &f, core_cols, ARRAY_SIZE(core_cols),
+					  core_defaults);
+	struct rm_out *out = rm_out_new(&c->out, "cores", core_cols, ARRAY_SIZE(core_cols),
+					core_defaults, true);
+	hwloc_obj_t core = NULL;
+
+	while ((core = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_CORE, core))) {
+		hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(t->topo, core->cpuset, HWLOC_OBJ_PU, 0);
+		hwloc_obj_t node = pu ? node_of(t, pu) : NULL;
+		char *kind;
+
+		if (!hwloc_bitmap_intersects(core->cpuset, f.set))
+			continue;
+		kind = cpukind_of(t, core->cpuset);
+		rm_out_begin(out);
+		rm_out_int(out, CORE_CORE, core->logical_index);
+		out_index(out, CORE_PACKAGE,
+			  logical_of(hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, core)));
+		out_index(out, CORE_NODE, node ? (long)node->os_index : -1);
+		rm_out_set(out, CORE_CPUS, core->cpuset);
+		out_index(out, CORE_L3, logical_of(hwloc_get_ancestor_obj_by_type(t->topo,
+									       HWLOC_OBJ_L3CACHE, core)));
+		out_index(out, CORE_CORE_ID, rm_topo_os_index(core));
+		rm_out_str(out, CORE_KIND, kind);
+		rm_out_end(out);
+		free(kind);
+	}
+	listing_end(t, &f, out);
+	return RM_EXIT_SUCCESS;
+}
+
+/* ---- packages ---- */
+
+enum { PKG_PACKAGE, PKG_CPUS, PKG_NODES, PKG_CORES, PKG_THREADS, PKG_L3, PKG_MODEL, PKG_PACKAGE_ID };
+static const struct rm_column pkg_cols[] = {
+	[PKG_PACKAGE] = { "package", RM_COL_INT, "package/socket (logical id)" },
+	[PKG_CPUS] = { "cpus", RM_COL_SET, "the package's CPUs" },
+	[PKG_NODES] = { "nodes", RM_COL_SET, "NUMA nodes with CPUs in the package" },
+	[PKG_CORES] = { "cores", RM_COL_INT, "number of cores" },
+	[PKG_THREADS] = { "threads", RM_COL_INT, "number of CPUs (hardware threads)" },
+	[PKG_L3] = { "l3", RM_COL_INT, "number of L3 caches" },
+	[PKG_MODEL] = { "model", RM_COL_STRING, "CPU model name" },
+	[PKG_PACKAGE_ID] = { "package_id", RM_COL_INT, "physical package id" },
+};
+
+static const char *model_of(struct rm_topo *t, hwloc_obj_t obj)
+{
+	const char *m = obj ? hwloc_obj_get_info_by_name(obj, "CPUModel") : NULL;
+
+	if (!m)
+		m = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t->topo), "CPUModel");
+	return m;
+}
+
+int cmd_packages(int argc, char **argv, struct rm_common *c)
+{
+	struct filter f;
+	struct rm_topo *t = listing_start(argc, argv, c, &f, pkg_cols, ARRAY_SIZE(pkg_cols), NULL);
+	struct rm_out *out = rm_out_new(&c->out, "packages", pkg_cols, ARRAY_SIZE(pkg_cols), NULL, true);
+	hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+	hwloc_obj_t pkg = NULL;
+
+	while ((pkg = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, pkg))) {
+		if (!hwloc_bitmap_intersects(pkg->cpuset, f.set))
+			continue;
+		rm_topo_nodes_of(t, pkg->cpuset, nodes);
+		rm_out_begin(out);
+		rm_out_int(out, PKG_PACKAGE, pkg->logical_index);
+		rm_out_set(out, PKG_CPUS, pkg->cpuset);
+		rm_out_set(out, PKG_NODES, nodes);
+		rm_out_int(out, PKG_CORES, hwloc_get_nbobjs_inside_cpuset_by_type(t->topo, pkg->cpuset,
+										    HWLOC_OBJ_CORE));
+		rm_out_int(out, PKG_THREADS, hwloc_bitmap_weight(pkg->cpuset));
+		rm_out_int(out, PKG_L3, hwloc_get_nbobjs_inside_cpuset_by_type(t->topo, pkg->cpuset,
+										 HWLOC_OBJ_L3CACHE));
+		rm_out_str(out, PKG_MODEL, model_of(t, pkg));
+		out_index(out, PKG_PACKAGE_ID, rm_topo_os_index(pkg));
+		rm_out_end(out);
+	}
+	hwloc_bitmap_free(nodes);
+	listing_end(t, &f, out);
+	return RM_EXIT_SUCCESS;
+}
+
+/* ---- nodes ---- */
+
+enum { NODE_NODE, NODE_CPUS, NODE_MEMORY, NODE_FREE, NODE_DISTANCES, NODE_PACKAGES };
+static const struct rm_column node_cols[] = {
+	[NODE_NODE] = { "node", RM_COL_INT, "NUMA node, as the kernel numbers it" },
+	[NODE_CPUS] = { "cpus", RM_COL_SET, "the node's CPUs (\"\" for a CPU-less node)" },
+	[NODE_MEMORY] = { "memory", RM_COL_SIZE, "memory on the node" },
+	[NODE_FREE] = { "free", RM_COL_SIZE, "free memory on the node (live machine and snapshots)" },
+	[NODE_DISTANCES] = { "distances", RM_COL_STRING, "distances to every node, in node order" },
+	[NODE_PACKAGES] = { "packages", RM_COL_SET, "packages with CPUs on the node (logical ids)" },
+};
+
+static void node_record(struct rm_topo *t, struct rm_out *out, hwloc_obj_t node,
+			struct hwloc_distances_s *d, hwloc_obj_t *nodes, int nnodes)
+{
+	uint64_t total = 0, avail = 0;
+	hwloc_bitmap_t pkgs = hwloc_bitmap_alloc();
+	hwloc_obj_t pkg = NULL;
+	char *row = distance_row(d, node, nodes, nnodes);
+
+	while ((pkg = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, pkg)))
+		if (hwloc_bitmap_intersects(pkg->cpuset, node->cpuset))
+			hwloc_bitmap_set(pkgs, pkg->logical_index);
+	rm_out_begin(out);
+	rm_out_int(out, NODE_NODE, node->os_index);
+	rm_out_set(out, NODE_CPUS, node->cpuset);
+	if (node_meminfo(t, node->os_index, &total, &avail) == 0) {
+		rm_out_size(out, NODE_MEMORY, total);
+		rm_out_size(out, NODE_FREE, avail);
+	} else if (node->attr->numanode.local_memory || t->source != RM_TOPO_SYSROOT) {
+		rm_out_size(out, NODE_MEMORY, node->attr->numanode.local_memory);
+	}
+	rm_out_str(out, NODE_DISTANCES, row);
+	rm_out_set(out, NODE_PACKAGES, pkgs);
+	rm_out_end(out);
+	free(row);
+	hwloc_bitmap_free(pkgs);
+}
+
+static void node_listing(struct rm_topo *t, struct rm_out *out, struct filter *f)
+{
+	struct hwloc_distances_s *d = numa_distances(t);
+	hwloc_obj_t *nodes;
+	int n = nodes_sorted(t, &nodes);
+
+	for (int i = 0; i < n; i++) {
+		if (f && f->nodes && !hwloc_bitmap_isset(f->nodes, nodes[i]->os_index))
+			continue;
+		if (f && f->by_cpus && !hwloc_bitmap_intersects(nodes[i]->cpuset, f->set))
+			continue;
+		node_record(t, out, nodes[i], d, nodes, n);
+	}
+	if (d)
+		hwloc_distances_release(t->topo, d);
+	free(nodes);
+}
+
+int cmd_nodes(int argc, char **argv, struct rm_common *c)
+{
+	struct filter f;
+	struct rm_topo *t = listing_start(argc, argv, c, &f, node_cols, ARRAY_SIZE(node_cols), NULL);
+	struct rm_out *out = rm_out_new(&c->out, "nodes", node_cols, ARRAY_SIZE(node_cols), NULL, true);
+
+	node_listing(t, out, &f);
+	listing_end(t, &f, out);
+	return RM_EXIT_SUCCESS;
+}
+
+/* ---- caches ---- */
+
+enum { CACHE_CACHE, CACHE_LEVEL, CACHE_TYPE, CACHE_SIZE, CACHE_LINE, CACHE_WAYS, CACHE_CPUS,
+       CACHE_ID };
+static const struct rm_column cache_cols[] = {
+	[CACHE_CACHE] = { "cache", RM_COL_STRING, "the cache as a calc location (l3:0)" },
+	[CACHE_LEVEL] = { "level", RM_COL_INT, "cache level" },
+	[CACHE_TYPE] = { "type", RM_COL_STRING, "unified, data or instruction" },
+	[CACHE_SIZE] = { "size", RM_COL_SIZE, "cache size" },
+	[CACHE_LINE] = { "line", RM_COL_SIZE, "line size" },
+	[CACHE_WAYS] = { "ways", RM_COL_INT, "associativity (ways; 0 when fully associative)" },
+	[CACHE_CPUS] = { "cpus", RM_COL_SET, "CPUs sharing the cache" },
+	[CACHE_ID] = { "id", RM_COL_INT, "the kernel's cache id" },
+};
+
+int cmd_caches(int argc, char **argv, struct rm_common *c)
+{
+	static const hwloc_obj_type_t types[] = {
+		HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L1ICACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L2ICACHE,
+		HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L3ICACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE,
+	};
+	struct filter f;
+	struct rm_topo *t = listing_start(argc, argv, c, &f, cache_cols, ARRAY_SIZE(cache_cols), NULL);
+	struct rm_out *out = rm_out_new(&c->out, "caches", cache_cols, ARRAY_SIZE(cache_cols), NULL, true);
+
+	for (size_t k = 0; k < ARRAY_SIZE(types); k++) {
+		hwloc_obj_t o = NULL;
+
+		while ((o = hwloc_get_next_obj_by_type(t->topo, types[k], o))) {
+			const struct hwloc_cache_attr_s *a = &o->attr->cache;
+			char *id;
+
+			if (!hwloc_bitmap_intersects(o->cpuset, f.set))
+				continue;
+			id = xasprintf("%s:%u", rm_topo_type_name(o), o->logical_index);
+			rm_out_begin(out);
+			rm_out_str(out, CACHE_CACHE, id);
+			rm_out_int(out, CACHE_LEVEL, a->depth);
+			rm_out_str(out, CACHE_TYPE, a->type == HWLOC_OBJ_CACHE_DATA ? "data" :
+					 a->type == HWLOC_OBJ_CACHE_INSTRUCTION ? "instruction" : "unified");
+			if (a->size)
+				rm_out_size(out, CACHE_SIZE, a->size);
+			if (a->linesize)
+				rm_out_size(out, CACHE_LINE, a->linesize);
+			if (a->associativity > 0)
+				rm_out_int(out, CACHE_WAYS, a->associativity);
+			else if (a->associativity == -1)
+				rm_out_int(out, CACHE_WAYS, 0);
+			rm_out_set(out, CACHE_CPUS, o->cpuset);
+			out_index(out, CACHE_ID, rm_topo_os_index(o));
+			rm_out_end(out);
+			free(id);
+		}
+	}
+	listing_end(t, &f, out);
+	return RM_EXIT_SUCCESS;
+}
+
+/* ---- distances ---- */
+
+enum { DIST_DISTANCE, DIST_FROM, DIST_TO, DIST_VALUE };
+static const struct rm_column dist_cols[] = {
+	[DIST_DISTANCE] = { "distance", RM_COL_STRING, "the pair FROM:TO" },
+	[DIST_FROM] = { "from", RM_COL_INT, "NUMA node" },
+	[DIST_TO] = { "to", RM_COL_INT, "NUMA node" },
+	[DIST_VALUE] = { "value", RM_COL_INT, "relative distance (10 is local, as in ACPI SLIT)" },
+};
+
+int cmd_distances(int argc, char **argv, struct rm_common *c)
+{
+	struct filter f;
+	struct rm_topo *t = listing_start(argc, argv, c, &f, dist_cols, ARRAY_SIZE(dist_cols), NULL);
+	struct rm_out *out = rm_out_new(&c->out, "distances", dist_cols, ARRAY_SIZE(dist_cols), NULL, true);
+	struct hwloc_distances_s *d = numa_distances(t);
+	hwloc_obj_t *nodes;
+	int n = nodes_sorted(t, &nodes);
+
+	if (!d)
+		warnx("no NUMA distances known for this machine");
+	for (int i = 0; d && i < n; i++) {
+		int a = hwloc_distances_obj_index(d, nodes[i]);
+
+		if (f.nodes && !hwloc_bitmap_isset(f.nodes, nodes[i]->os_index))
+			continue;
+		if (f.by_cpus && !hwloc_bitmap_intersects(nodes[i]->cpuset, f.set))
+			continue;
+		for (int j = 0; j < n; j++) {
+			int b = hwloc_distances_obj_index(d, nodes[j]);
+			char *id = xasprintf("%u:%u", nodes[i]->os_index, nodes[j]->os_index);
+
+			rm_out_begin(out);
+			rm_out_str(out, DIST_DISTANCE, id);
+			rm_out_int(out, DIST_FROM, nodes[i]->os_index);
+			rm_out_int(out, DIST_TO, nodes[j]->os_index);
+			if (a >= 0 && b >= 0)
+				rm_out_int(out, DIST_VALUE, (long long)d->values[a * d->nbobjs + b]);
+			rm_out_end(out);
+			free(id);
+		}
+	}
+	if (d)
+		hwloc_distances_release(t->topo, d);
+	free(nodes);
+	listing_end(t, &f, out);
+	return RM_EXIT_SUCCESS;
+}
+
+/* ---- summary ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void read_hugepage_sizes(struct rm_topo *t, struct topo_summary *s)
+{
+	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT) {
+		char *path = rm_sysfs_path(t->sysroot, "sys/kernel/mm/hugepages");
+		DIR *dir = opendir(path);
+		struct dirent *de;
+
+		free(path);
+		while (dir && (de = readdir(dir))) {
+			unsigned long long kb;
+
+			if (sscanf(de->d_name, "hugepages-%llukB", &kb) != 1)
+				continue;
+			s->hugepage_sizes = xrealloc(s->hugepage_sizes,
+						     (s->nhugepage_sizes + 1) * sizeof(uint64_t));
+			s->hugepage_sizes[s->nhugepage_sizes++] = kb * 1024;
+		}
+		if (dir)
+			closedir(dir);
+	} else {
+		/* hwloc's page types of the first node, less the normal page size */
+		hwloc_obj_t n = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, 0);
+
+		for (unsigned i = 1; n && i < n->attr->numanode.page_types_len; i++) {
+			s->hugepage_sizes = xrealloc(s->hugepage_sizes,
+						     (s->nhugepage_sizes + 1) * sizeof(uint64_t));
+			s->hugepage_sizes[s->nhugepage_sizes++] = n->attr->numanode.page_types[i].size;
+		}
+	}
+	if (s->nhugepage_sizes)
+		qsort(s->hugepage_sizes, s->nhugepage_sizes, sizeof(uint64_t), cmp_u64);
+}
+
+void topo_summary_read(struct rm_topo *t, struct topo_summary *s)
+{
+	hwloc_obj_t root = hwloc_get_root_obj(t->topo), core = NULL, n = NULL;
+
+	memset(s, 0, sizeof(*s));
+	s->arch = hwloc_obj_get_info_by_name(root, "Architecture");
+	s->model = model_of(t, hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, 0));
+	s->packages = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PACKAGE);
+	s->nodes = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_NUMANODE);
+	s->l3 = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_L3CACHE);
+	s->cores = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_CORE);
+	while ((core = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_CORE, core)))
+		if (hwloc_bitmap_weight(core->cpuset) > s->threads_per_core)
+			s->threads_per_core = hwloc_bitmap_weight(core->cpuset);
+	if (!s->cores)
+		s->threads_per_core = 1;
+	s->cpus = all_cpus(t);
+	while ((n = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, n))) {
+		uint64_t total = 0, avail;
+
+		if (node_meminfo(t, n->os_index, &total, &avail) < 0)
+			total = n->attr->numanode.local_memory;
+		s->memory += total;
+	}
+	read_hugepage_sizes(t, s);
+}
+
+void topo_summary_free(struct topo_summary *s)
+{
+	hwloc_bitmap_free(s->cpus);
+	free(s->hugepage_sizes);
+}
+
+enum { M_MACHINE, M_ARCH, M_MODEL, M_PACKAGES, M_NODES, M_L3, M_CORES, M_CPUS, M_THREADS,
+       M_ONLINE, M_OFFLINE, M_ISOLATED, M_NOHZ_FULL, M_MEMORY, M_HUGEPAGES, M_ALLOWED };
+static const struct rm_column machine_cols[] = {
+	[M_MACHINE] = { "machine", RM_COL_STRING, "host name (\"-\" for snapshots without one)" },
+	[M_ARCH] = { "arch", RM_COL_STRING, "architecture" },
+	[M_MODEL] = { "model", RM_COL_STRING, "CPU model name" },
+	[M_PACKAGES] = { "packages", RM_COL_INT, "number of packages (sockets)" },
+	[M_NODES] = { "nodes", RM_COL_INT, "number of NUMA nodes" },
+	[M_L3] = { "l3", RM_COL_INT, "number of L3 caches" },
+	[M_CORES] = { "cores", RM_COL_INT, "number of cores (of online CPUs)" },
+	[M_CPUS] = { "cpus", RM_COL_INT, "number of CPUs present, online or not" },
+	[M_THREADS] = { "threads_per_core", RM_COL_INT, "most hardware threads in one core" },
+	[M_ONLINE] = { "online", RM_COL_SET, "online CPUs" },
+	[M_OFFLINE] = { "offline", RM_COL_SET, "offline CPUs" },
+	[M_ISOLATED] = { "isolated", RM_COL_SET, "CPUs isolated from the scheduler (isolcpus=)" },
+	[M_NOHZ_FULL] = { "nohz_full", RM_COL_SET, "adaptive-tick CPUs (nohz_full=)" },
+	[M_MEMORY] = { "memory", RM_COL_SIZE, "memory on all NUMA nodes" },
+	[M_HUGEPAGES] = { "hugepage_sizes", RM_COL_STRING, "huge page sizes the kernel offers" },
+	[M_ALLOWED] = { "allowed", RM_COL_SET, "CPUs in this process's cpuset (cgroup)" },
+};
+
+static char *host_name(struct rm_topo *t)
+{
+	struct utsname u;
+
+	if (t->source == RM_TOPO_SYSROOT)
+		return rm_sysfs_read(t->sysroot, "proc/sys/kernel/hostname");
+	if (t->source == RM_TOPO_LIVE && uname(&u) == 0)
+		return xstrdup(u.nodename);
+	return NULL;
+}
+
+static error_t no_operands(int key, char *arg, struct argp_state *state)
+{
+	if (key == ARGP_KEY_ARG)
+		argp_error(state, "unexpected argument: '%s'", arg);
+	return ARGP_ERR_UNKNOWN;
+}
+
+static const struct argp summary_argp = { NULL, no_operands, NULL, NULL, NULL, NULL, NULL };
+
+int cmd_summary(int argc, char **argv, struct rm_common *c)
+{
+	struct rm_out *mout, *nout;
+	struct topo_summary s;
+	struct rm_topo *t;
+	char *host, *sizes = NULL;
+	size_t len = 0;
+
+	rm_parse_command(&summary_argp, argc, argv, c, NULL, 0);
+	if (c->out.list_columns) {
+		rm_out_list_columns(&c->out, machine_cols, ARRAY_SIZE(machine_cols), NULL);
+		return RM_EXIT_SUCCESS;
+	}
+	t = rm_topo_load(c, 0);
+	topo_summary_read(t, &s);
+	host = host_name(t);
+	for (int i = 0; i < s.nhugepage_sizes; i++) {
+		char *one = rm_size_format(s.hugepage_sizes[i]);
+
+		sizes = xrealloc(sizes, len + strlen(one) + 2);
+		len += sprintf(sizes + len, "%s%s", i ? "," : "", one);
+		free(one);
+	}
+
+	mout = rm_out_new(&c->out, "machine", machine_cols, ARRAY_SIZE(machine_cols), NULL, true);
+	rm_out_begin(mout);
+	rm_out_str(mout, M_MACHINE, host);
+	rm_out_str(mout, M_ARCH, s.arch);
+	rm_out_str(mout, M_MODEL, s.model);
+	rm_out_int(mout, M_PACKAGES, s.packages);
+	rm_out_int(mout, M_NODES, s.nodes);
+	rm_out_int(mout, M_L3, s.l3);
+	rm_out_int(mout, M_CORES, s.cores);
+	rm_out_int(mout, M_CPUS, hwloc_bitmap_weight(s.cpus));
+	rm_out_int(mout, M_THREADS, s.threads_per_core);
+	rm_out_set(mout, M_ONLINE, t->online);
+	rm_out_set(mout, M_OFFLINE, t->offline);
+	rm_out_set(mout, M_ISOLATED, t->isolated);
+	rm_out_set(mout, M_NOHZ_FULL, t->nohz_full);
+	if (s.memory)
+		rm_out_size(mout, M_MEMORY, s.memory);
+	rm_out_str(mout, M_HUGEPAGES, t->source == RM_TOPO_SYNTHETIC || sizes ? (sizes ? sizes : "") : NULL);
+	rm_out_set(mout, M_ALLOWED, t->allowed);
+	rm_out_end(mout);
+	rm_out_close(mout);
+
+	/* -o selects the machine record's fields; the node records keep theirs */
+	nout = rm_out_new(&c->out, "nodes", node_cols, ARRAY_SIZE(node_cols), NULL, false);
+	node_listing(t, nout, NULL);
+	rm_out_close(nout);
+	rm_out_flush();
+
+	free(sizes);
+	free(host);
+	topo_summary_free(&s);
+	rm_topo_free(t);
+	return RM_EXIT_SUCCESS;
+}
