@@ -187,7 +187,7 @@ void rm_out_size(struct rm_out *out, int col, uint64_t bytes)
 void rm_out_bool(struct rm_out *out, int col, bool value)
 {
 	if (out->opts.mode == RM_OUT_JSON)
-		put(out, col, xstrdup(value ? "true" : "false"));
+		put(out, col, xstrdup(value ? "1" : "0")); /* what libsmartcols reads as a boolean */
 	else
 		put(out, col, xstrdup(value ? "yes" : "no"));
 }

@@ -46,20 +46,15 @@ static void read_cpu_states(struct rm_topo *t)
 	t->possible = read_cpu_set(t->sysroot, "possible");
 	t->present = read_cpu_set(t->sysroot, "present");
 	t->online = read_cpu_set(t->sysroot, "online");
-	t->offline = read_cpu_set(t->sysroot, "offline");
 	t->isolated = read_cpu_set(t->sysroot, "isolated");
 	t->nohz_full = read_cpu_set(t->sysroot, "nohz_full");
 
-	if (!t->online) {
+	if (!t->online)
 		t->online = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(t->topo));
-	}
-	if (!t->offline && t->present) {
-		t->offline = hwloc_bitmap_dup(t->present);
-		hwloc_bitmap_andnot(t->offline, t->offline, t->online);
-	} else if (!t->offline) {
-		t->offline = hwloc_bitmap_dup(complete);
-		hwloc_bitmap_andnot(t->offline, t->offline, t->online);
-	}
+	/* Offline means present but not online, as lscpu counts it; the kernel's "offline" file
+	 * also lists possible CPUs that are not even present. */
+	t->offline = hwloc_bitmap_dup(t->present ? t->present : complete);
+	hwloc_bitmap_andnot(t->offline, t->offline, t->online);
 }
 
 static void load_error(const struct rm_common *c, const char *what)

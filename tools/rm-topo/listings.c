@@ -247,13 +247,21 @@ static struct hwloc_distances_s *numa_distances(struct rm_topo *t)
 }
 
 /* Distances from node FROM to every node in os order, as "10,21,21"; NULL when unknown. */
-static char *distance_row(struct hwloc_distances_s *d, hwloc_obj_t from, hwloc_obj_t *nodes,
-			  int nnodes)
+static char *distance_row(struct rm_topo *t, struct hwloc_distances_s *d, hwloc_obj_t from,
+			  hwloc_obj_t *nodes, int nnodes)
 {
 	int i = d ? hwloc_distances_obj_index(d, from) : -1;
 	size_t len = 0;
 	char *row = NULL;
 
+	if (i < 0 && nnodes == 1 && (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT)) {
+		/* hwloc keeps no matrix for one node; the kernel still states it */
+		char *path = xasprintf("sys/devices/system/node/node%u/distance", from->os_index);
+
+		row = rm_sysfs_read(t->sysroot, path);
+		free(path);
+		return row;
+	}
 	if (i < 0)
 		return NULL;
 	for (int k = 0; k < nnodes; k++) {
@@ -500,7 +508,7 @@ static void node_record(struct rm_topo *t, struct rm_out *out, hwloc_obj_t node,
 	uint64_t total = 0, avail = 0;
 	hwloc_bitmap_t pkgs = hwloc_bitmap_alloc();
 	hwloc_obj_t pkg = NULL;
-	char *row = distance_row(d, node, nodes, nnodes);
+	char *row = distance_row(t, d, node, nodes, nnodes);
 
 	while ((pkg = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, pkg)))
 		if (hwloc_bitmap_intersects(pkg->cpuset, node->cpuset))
@@ -703,7 +711,9 @@ void topo_summary_read(struct rm_topo *t, struct topo_summary *s)
 	hwloc_obj_t root = hwloc_get_root_obj(t->topo), core = NULL, n = NULL;
 
 	memset(s, 0, sizeof(*s));
-	s->arch = hwloc_obj_get_info_by_name(root, "Architecture");
+	/* hwloc states the running kernel's architecture for a snapshot too: unknown there */
+	if (t->source != RM_TOPO_SYSROOT)
+		s->arch = hwloc_obj_get_info_by_name(root, "Architecture");
 	s->model = model_of(t, hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, 0));
 	s->packages = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PACKAGE);
 	s->nodes = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_NUMANODE);
