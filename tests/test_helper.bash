@@ -12,7 +12,7 @@ unset RM_SYSROOT RM_TOPOLOGY RM_STATE_DIR RM_CONFIG_DIR RM_CGROUP_ROOT
 
 # Snapshots kept in the project, and the shared real-machine fixtures (may be absent).
 SNAPSHOTS="$RM_SRCDIR/tests/snapshots"
-FIXTURES="$RM_SRCDIR/../shared/fixtures/lscpu"
+FIXTURES="${RM_FIXTURES:-$RM_SRCDIR/../shared/fixtures/lscpu}"
 
 # Skip, visibly, unless root.
 require_root() {
