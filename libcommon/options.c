@@ -179,8 +179,8 @@ static int parse_wrapped(const struct argp *argp, int argc, char **argv, struct 
 
 	if (flags & RM_PARSE_NO_OUTPUT)
 		children[2].argp = NULL;
-	struct argp wrapper = { NULL, wrapper_parse, argp->args_doc, argp->doc, children,
-				argp->help_filter, NULL };
+	/* usage and doc come from the child: argp prints every argp's own */
+	struct argp wrapper = { NULL, wrapper_parse, NULL, NULL, children, NULL, NULL };
 	struct parse_input p = { input, c, argc, in_order };
 
 	argp_parse(&wrapper, argc, argv, in_order ? ARGP_IN_ORDER : 0, NULL, &p);

@@ -32,14 +32,15 @@ bool rm_record_valid_key(const char *key);
 
 /*
  * Parse one line (without its newline) into REC; LINENO is stored and used in messages.
- * Returns 0, or -1 with *ERRMSG allocated: "line 3, column 7: expected '=' after key 'cpu'".
+ * Returns 0, or -1 with *ERRMSG allocated: "line 3, column 7: expected '=' after key 'cpu'";
+ * REC is then empty. Blanks (spaces, tabs) may surround fields; a duplicate key is an error.
  */
 int rm_record_parse_line(const char *line, unsigned lineno, struct rm_record *rec, char **errmsg);
 
 /*
  * Read the next record from IN, skipping blank lines and lines starting with '#'.
  * *LINENO counts lines read so far (start it at 0). Returns 1 with a record, 0 at end of input,
- * -1 on a parse error (*ERRMSG allocated).
+ * -1 on a parse or read error (*ERRMSG allocated). A trailing "\r\n" or "\n" is stripped.
  */
 int rm_record_read(FILE *in, unsigned *lineno, struct rm_record *rec, char **errmsg);
 

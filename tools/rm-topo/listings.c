@@ -152,12 +152,15 @@ static void filter_free(struct filter *f)
 
 /* Parse a listing's arguments and load the topology. */
 static struct rm_topo *listing_start(int argc, char **argv, struct rm_common *c, struct filter *f,
-				     const struct rm_column *cols, size_t ncols, const char *defaults)
+				     const struct rm_column *cols, size_t ncols, const char *defaults,
+				     const char *doc)
 {
+	struct argp argp = filter_argp;
 	struct rm_topo *t;
 
 	memset(f, 0, sizeof(*f));
-	rm_parse_command(&filter_argp, argc, argv, c, f, 0);
+	argp.doc = doc;
+	rm_parse_command(&argp, argc, argv, c, f, 0);
 	if (c->out.list_columns) {
 		rm_out_list_columns(&c->out, cols, ncols, defaults);
 		exit(RM_EXIT_SUCCESS);
@@ -341,7 +344,8 @@ int cmd_cpus(int argc, char **argv, struct rm_common *c)
 {
 	struct filter f;
 	struct rm_topo *t = listing_start(argc, argv, c, &f, cpu_cols, ARRAY_SIZE(cpu_cols),
-					  cpu_defaults);
+					  cpu_defaults,
+					  "One record per logical CPU: its core, package, NUMA node and caches.");
 	struct rm_out *out = rm_out_new(&c->out, "cpus", cpu_cols, ARRAY_SIZE(cpu_cols),
 					cpu_defaults, true);
 	unsigned i;
@@ -407,7 +411,8 @@ int cmd_cores(int argc, char **argv, struct rm_common *c)
 {
 	struct filter f;
 	struct rm_topo *t = listing_start(argc, argv, c, &f, core_cols, ARRAY_SIZE(core_cols),
-					  core_defaults);
+					  core_defaults,
+					  "One record per core, with its hardware threads.");
 	struct rm_out *out = rm_out_new(&c->out, "cores", core_cols, ARRAY_SIZE(core_cols),
 					core_defaults, true);
 	hwloc_obj_t core = NULL;
@@ -463,7 +468,8 @@ static const char *model_of(struct rm_topo *t, hwloc_obj_t obj)
 int cmd_packages(int argc, char **argv, struct rm_common *c)
 {
 	struct filter f;
-	struct rm_topo *t = listing_start(argc, argv, c, &f, pkg_cols, ARRAY_SIZE(pkg_cols), NULL);
+	struct rm_topo *t = listing_start(argc, argv, c, &f, pkg_cols, ARRAY_SIZE(pkg_cols), NULL,
+					  "One record per package (socket).");
 	struct rm_out *out = rm_out_new(&c->out, "packages", pkg_cols, ARRAY_SIZE(pkg_cols), NULL, true);
 	hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
 	hwloc_obj_t pkg = NULL;
@@ -550,7 +556,8 @@ static void node_listing(struct rm_topo *t, struct rm_out *out, struct filter *f
 int cmd_nodes(int argc, char **argv, struct rm_common *c)
 {
 	struct filter f;
-	struct rm_topo *t = listing_start(argc, argv, c, &f, node_cols, ARRAY_SIZE(node_cols), NULL);
+	struct rm_topo *t = listing_start(argc, argv, c, &f, node_cols, ARRAY_SIZE(node_cols), NULL,
+					  "One record per NUMA node: CPUs, memory and distances.");
 	struct rm_out *out = rm_out_new(&c->out, "nodes", node_cols, ARRAY_SIZE(node_cols), NULL, true);
 
 	node_listing(t, out, &f);
@@ -580,7 +587,8 @@ int cmd_caches(int argc, char **argv, struct rm_common *c)
 		HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L3ICACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE,
 	};
 	struct filter f;
-	struct rm_topo *t = listing_start(argc, argv, c, &f, cache_cols, ARRAY_SIZE(cache_cols), NULL);
+	struct rm_topo *t = listing_start(argc, argv, c, &f, cache_cols, ARRAY_SIZE(cache_cols), NULL,
+					  "One record per cache (L1 data and instruction, L2, L3...).");
 	struct rm_out *out = rm_out_new(&c->out, "caches", cache_cols, ARRAY_SIZE(cache_cols), NULL, true);
 
 	for (size_t k = 0; k < ARRAY_SIZE(types); k++) {
@@ -629,7 +637,8 @@ static const struct rm_column dist_cols[] = {
 int cmd_distances(int argc, char **argv, struct rm_common *c)
 {
 	struct filter f;
-	struct rm_topo *t = listing_start(argc, argv, c, &f, dist_cols, ARRAY_SIZE(dist_cols), NULL);
+	struct rm_topo *t = listing_start(argc, argv, c, &f, dist_cols, ARRAY_SIZE(dist_cols), NULL,
+					  "The NUMA distance matrix, one record per pair of nodes.");
 	struct rm_out *out = rm_out_new(&c->out, "distances", dist_cols, ARRAY_SIZE(dist_cols), NULL, true);
 	struct hwloc_distances_s *d = numa_distances(t);
 	hwloc_obj_t *nodes;
