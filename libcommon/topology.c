@@ -67,10 +67,16 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 	struct rm_topo *t = xcalloc(1, sizeof(*t));
 	unsigned long hflags = 0;
 
-	/* hwloc loads its plugins at the first init: the OpenGL and OpenCL ones pull in large
-	 * libraries and are never needed; PCI discovery only when devices are asked for. */
+	/* hwloc loads every plugin at the first init, and they pull in large libraries (X11,
+	 * OpenCL, libxml2 with ICU): keep PCI only when devices are asked for, libxml2 only to
+	 * read XML (hwloc's own XML reader is the fallback). */
 	setenv("HWLOC_PLUGINS_BLACKLIST",
-	       flags & RM_TOPO_WANT_IO ? "gl,opencl" : "gl,opencl,pci", 0);
+	       c->topology && !looks_synthetic(c->topology) ?
+		       (flags & RM_TOPO_WANT_IO ? "hwloc_gl,hwloc_opencl" :
+						  "hwloc_gl,hwloc_opencl,hwloc_pci") :
+		       (flags & RM_TOPO_WANT_IO ? "hwloc_gl,hwloc_opencl,hwloc_xml_libxml" :
+						  "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml"),
+	       0);
 
 	if (c->topology) {
 		struct stat st;

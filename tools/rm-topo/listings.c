@@ -283,11 +283,32 @@ static char *distance_row(struct rm_topo *t, struct hwloc_distances_s *d, hwloc_
 	return row;
 }
 
+/* The value in kB of "Node N KEY:   123 kB" in a node's meminfo, as bytes; -1 when absent.
+ * Parsed by hand: sscanf over every line costs more than all of hwloc's topology load. */
+static int meminfo_field(const char *s, const char *key, uint64_t *bytes)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = s; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *k = strchr(p, ' ');
+
+		/* skip "Node N " */
+		if (strncmp(p, "Node ", 5) || !k || !(k = strchr(k + 1, ' ')))
+			continue;
+		k++;
+		if (!strncmp(k, key, klen) && k[klen] == ':') {
+			*bytes = strtoull(k + klen + 1, NULL, 10) * 1024;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* MemTotal and MemFree of a node from sysfs; -1 when unknown. */
 static int node_meminfo(struct rm_topo *t, unsigned node, uint64_t *total, uint64_t *avail)
 {
-	char *path, *s, *p;
-	int found = 0;
+	char *path, *s;
+	int rc;
 
 	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
 		return -1;
@@ -296,19 +317,9 @@ static int node_meminfo(struct rm_topo *t, unsigned node, uint64_t *total, uint6
 	free(path);
 	if (!s)
 		return -1;
-	for (p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		unsigned long long kb;
-		char key[32];
-
-		if (sscanf(p, "Node %*u %31[^:]: %llu kB", key, &kb) != 2)
-			continue;
-		if (!strcmp(key, "MemTotal"))
-			*total = kb * 1024, found |= 1;
-		else if (!strcmp(key, "MemFree"))
-			*avail = kb * 1024, found |= 2;
-	}
+	rc = meminfo_field(s, "MemTotal", total) | meminfo_field(s, "MemFree", avail);
 	free(s);
-	return found == 3 ? 0 : -1;
+	return rc ? -1 : 0;
 }
 
 /* ---- cpus ---- */
@@ -734,13 +745,9 @@ void topo_summary_read(struct rm_topo *t, struct topo_summary *s)
 	if (!s->cores)
 		s->threads_per_core = 1;
 	s->cpus = all_cpus(t);
-	while ((n = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, n))) {
-		uint64_t total = 0, avail;
-
-		if (node_meminfo(t, n->os_index, &total, &avail) < 0)
-			total = n->attr->numanode.local_memory;
-		s->memory += total;
-	}
+	/* hwloc read each node's MemTotal already */
+	while ((n = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, n)))
+		s->memory += n->attr->numanode.local_memory;
 	read_hugepage_sizes(t, s);
 }
 
