@@ -190,7 +190,14 @@ static int parse_wrapped(const struct argp *argp, int argc, char **argv, struct 
 int rm_parse_global(const struct argp *argp, int argc, char **argv, struct rm_common *c,
 		    void *input)
 {
-	return parse_wrapped(argp, argc, argv, c, input, true, 0);
+	/* getopt names argv[0] in its messages: "rm-topo: ...", not "/usr/bin/rm-topo: ..." */
+	char *saved = argv[0];
+	int cmd;
+
+	argv[0] = program_invocation_short_name;
+	cmd = parse_wrapped(argp, argc, argv, c, input, true, 0);
+	argv[0] = saved;
+	return cmd;
 }
 
 void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_common *c,

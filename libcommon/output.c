@@ -66,18 +66,38 @@ static void add_columns(struct rm_out *out, const char *list, bool strict)
 	}
 }
 
-static int json_type(enum rm_coltype t)
+/*
+ * libsmartcols writes an empty string as null, which is how we write unknown, and no data in a
+ * boolean column as false; an empty set must stay "" and an unknown boolean null. So every JSON
+ * value is written raw (SCOLS_JSON_NUMBER), strings quoted here by json_quote.
+ */
+static bool json_quoted(enum rm_coltype t)
 {
-	switch (t) {
-	case RM_COL_INT:
-	case RM_COL_FLOAT:
-	case RM_COL_SIZE:
-		return SCOLS_JSON_NUMBER;
-	case RM_COL_BOOL:
-		return SCOLS_JSON_BOOLEAN;
-	default:
-		return SCOLS_JSON_STRING;
+	return t == RM_COL_STRING || t == RM_COL_SET;
+}
+
+/* VALUE as a JSON string, with its quotes. */
+static char *json_quote(const char *value)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		err(RM_EXIT_FAILURE, "cannot allocate memory");
+	putc('"', f);
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			putc(*p, f);
 	}
+	putc('"', f);
+	if (fclose(f) != 0)
+		err(RM_EXIT_FAILURE, "cannot allocate memory");
+	return buf;
 }
 
 struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
@@ -135,7 +155,7 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 			free(up);
 			if (!cl)
 				err(RM_EXIT_FAILURE, "failed to allocate output column");
-			scols_column_set_json_type(cl, json_type(c->type));
+			scols_column_set_json_type(cl, SCOLS_JSON_NUMBER);
 		}
 	}
 	return out;
@@ -187,7 +207,7 @@ void rm_out_size(struct rm_out *out, int col, uint64_t bytes)
 void rm_out_bool(struct rm_out *out, int col, bool value)
 {
 	if (out->opts.mode == RM_OUT_JSON)
-		put(out, col, xstrdup(value ? "1" : "0")); /* what libsmartcols reads as a boolean */
+		put(out, col, xstrdup(value ? "true" : "false"));
 	else
 		put(out, col, xstrdup(value ? "yes" : "no"));
 }
@@ -206,12 +226,17 @@ void rm_out_end(struct rm_out *out)
 			err(RM_EXIT_FAILURE, "failed to allocate output line");
 		for (size_t i = 0; i < out->nshown; i++) {
 			const char *v = out->vals[i];
+			char *quoted = NULL;
 
 			/* JSON: unknown is null (libsmartcols writes null for no data) */
 			if (!v && out->opts.mode == RM_OUT_TABLE)
 				v = "-";
+			if (v && out->opts.mode == RM_OUT_JSON &&
+			    json_quoted(out->cols[out->shown[i]].type))
+				v = quoted = json_quote(v);
 			if (v && scols_line_set_data(ln, i, v))
 				err(RM_EXIT_FAILURE, "failed to add output data");
+			free(quoted);
 		}
 		return;
 	}

@@ -654,18 +654,20 @@ int cmd_distances(int argc, char **argv, struct rm_common *c)
 	struct hwloc_distances_s *d = numa_distances(t);
 	hwloc_obj_t *nodes;
 	int n = nodes_sorted(t, &nodes);
+	/* hwloc keeps no matrix for one node; the kernel still states it (as in "nodes") */
+	char *single = !d && n == 1 ? distance_row(t, NULL, nodes[0], nodes, n) : NULL;
 
-	if (!d)
+	if (!d && !single)
 		warnx("no NUMA distances known for this machine");
-	for (int i = 0; d && i < n; i++) {
-		int a = hwloc_distances_obj_index(d, nodes[i]);
+	for (int i = 0; (d || single) && i < n; i++) {
+		int a = d ? hwloc_distances_obj_index(d, nodes[i]) : -1;
 
 		if (f.nodes && !hwloc_bitmap_isset(f.nodes, nodes[i]->os_index))
 			continue;
 		if (f.by_cpus && !hwloc_bitmap_intersects(nodes[i]->cpuset, f.set))
 			continue;
 		for (int j = 0; j < n; j++) {
-			int b = hwloc_distances_obj_index(d, nodes[j]);
+			int b = d ? hwloc_distances_obj_index(d, nodes[j]) : -1;
 			char *id = xasprintf("%u:%u", nodes[i]->os_index, nodes[j]->os_index);
 
 			rm_out_begin(out);
@@ -674,12 +676,15 @@ int cmd_distances(int argc, char **argv, struct rm_common *c)
 			rm_out_int(out, DIST_TO, nodes[j]->os_index);
 			if (a >= 0 && b >= 0)
 				rm_out_int(out, DIST_VALUE, (long long)d->values[a * d->nbobjs + b]);
+			else if (single)
+				rm_out_int(out, DIST_VALUE, strtoll(single, NULL, 10));
 			rm_out_end(out);
 			free(id);
 		}
 	}
 	if (d)
 		hwloc_distances_release(t->topo, d);
+	free(single);
 	free(nodes);
 	listing_end(t, &f, out);
 	return RM_EXIT_SUCCESS;
@@ -815,7 +820,9 @@ int cmd_summary(int argc, char **argv, struct rm_common *c)
 	topo_summary_read(t, &s);
 	host = host_name(t);
 	for (int i = 0; i < s.nhugepage_sizes; i++) {
-		char *one = rm_size_format(s.hugepage_sizes[i]);
+		/* sizes in bytes for --bytes and --json, as in the size columns */
+		char *one = c->out.bytes || c->out.mode == RM_OUT_JSON ?
+			xasprintf("%" PRIu64, s.hugepage_sizes[i]) : rm_size_format(s.hugepage_sizes[i]);
 
 		sizes = xrealloc(sizes, len + strlen(one) + 2);
 		len += sprintf(sizes + len, "%s%s", i ? "," : "", one);
