@@ -2,6 +2,8 @@
 /* Topology loading through hwloc (live, snapshot, XML, synthetic) and location expressions. */
 #include "config.h"
 
+#include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,28 @@ static bool is_dir(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Whether DIR (sys/devices/system/cpu of a snapshot) has a cpuN/topology directory: without one
+ * hwloc's Linux backend gives up and hwloc counts the CPUs of the machine it runs on instead. */
+static bool has_cpu_topology(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool found = false;
+
+	while (d && !found && (de = readdir(d))) {
+		char *path;
+
+		if (strncmp(de->d_name, "cpu", 3) || !isdigit((unsigned char)de->d_name[3]))
+			continue;
+		path = xasprintf("%s/%s/topology", dir, de->d_name);
+		found = is_dir(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	return found;
 }
 
 /* A synthetic description is a list of "type:count" tokens ("package:2 core:8 pu:2"). */
@@ -99,6 +123,8 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 			load_error(c, "no such directory");
 		if (!is_dir(cpu))
 			load_error(c, "not a snapshot (no sys/devices/system/cpu)");
+		if (!has_cpu_topology(cpu))
+			load_error(c, "not a snapshot (no sys/devices/system/cpu/cpuN/topology)");
 		free(cpu);
 		t->source = RM_TOPO_SYSROOT;
 		t->sysroot = c->sysroot;
@@ -117,6 +143,8 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT)
 		hflags |= HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED;
 	hwloc_topology_set_flags(t->topo, hflags);
+	/* hwloc drops instruction caches by default; the caches listing has l1i records */
+	hwloc_topology_set_icache_types_filter(t->topo, HWLOC_TYPE_FILTER_KEEP_ALL);
 	if (flags & RM_TOPO_WANT_IO)
 		hwloc_topology_set_io_types_filter(t->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 
@@ -130,7 +158,8 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 		err(RM_EXIT_FAILURE, "cannot load the topology");
 	}
 	if (t->source == RM_TOPO_SYSROOT &&
-	    hwloc_bitmap_iszero(hwloc_topology_get_complete_cpuset(t->topo)))
+	    (hwloc_bitmap_iszero(hwloc_topology_get_complete_cpuset(t->topo)) ||
+	     !hwloc_obj_get_info_by_name(hwloc_get_root_obj(t->topo), "Backend")))
 		load_error(c, "not a snapshot (no CPUs found)");
 
 	t->allowed = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(t->topo));
@@ -272,7 +301,8 @@ int rm_topo_location(struct rm_topo *t, const char *expr, bool physical, hwloc_b
 		hwloc_bitmap_or(set, set, hwloc_topology_get_complete_cpuset(t->topo));
 		return 0;
 	}
-	if (!strchr(expr, ':')) {
+	/* TYPE:INDEXES starts with a letter; anything else is a cpulist, stride or mask */
+	if (!isalpha((unsigned char)expr[0]) || !strchr(expr, ':')) {
 		hwloc_bitmap_t s = hwloc_bitmap_alloc();
 
 		rc = rm_cpulist_parse(expr, s, &msg);
@@ -292,7 +322,7 @@ int rm_topo_location(struct rm_topo *t, const char *expr, bool physical, hwloc_b
 		char *colon = strchr(part, ':');
 		hwloc_obj_type_t type;
 
-		if (!colon) {
+		if (!colon || !colon[1] || strstr(expr, "..") || expr[strlen(expr) - 1] == '.') {
 			*errmsg = xasprintf("invalid location '%s': expected TYPE:INDEXES", expr);
 			goto out;
 		}

@@ -750,9 +750,19 @@ void topo_summary_read(struct rm_topo *t, struct topo_summary *s)
 	if (!s->cores)
 		s->threads_per_core = 1;
 	s->cpus = all_cpus(t);
-	/* hwloc read each node's MemTotal already */
-	while ((n = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, n)))
+	/* hwloc read each node's MemTotal already; a snapshot without a node's meminfo leaves
+	 * the total unknown rather than short */
+	while ((n = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, n))) {
+		char *path = xasprintf("sys/devices/system/node/node%u/meminfo", n->os_index);
+		bool known = t->source != RM_TOPO_SYSROOT || rm_sysfs_exists(t->sysroot, path);
+
+		free(path);
+		if (!known) {
+			s->memory = 0;
+			break;
+		}
 		s->memory += n->attr->numanode.local_memory;
+	}
 	read_hugepage_sizes(t, s);
 }
 

@@ -8,6 +8,7 @@
 #include <ftw.h>
 #include <glob.h>
 #include <libgen.h>
+#include <mntent.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,38 +96,130 @@ static int write_file(const char *path, const char *data)
 	return rc;
 }
 
+/* Copy ROOT/REL, a regular file, to DIR/REL; returns 1 when copied, 0 when left out. */
+static int copy_one(const char *root, const char *rel, const char *dir)
+{
+	char *from = rm_sysfs_path(root, rel), *data = NULL, *to;
+	struct stat st;
+
+	if (lstat(from, &st) == 0 && S_ISREG(st.st_mode))
+		data = rm_sysfs_read(root, rel);
+	free(from);
+	if (!data)
+		return 0; /* unreadable (write-only or needs root): leave it out */
+	to = xasprintf("%s/%s", dir, rel);
+	if (mkdir_parents(to) < 0 || write_file(to, data) < 0)
+		err(RM_EXIT_FAILURE, "cannot write '%s'", to);
+	free(to);
+	free(data);
+	return 1;
+}
+
+/* ROOT with glob's special characters escaped, so a --sysroot named "snap[1]" is found. */
+static char *glob_escape(const char *root)
+{
+	char *out = xmalloc(2 * strlen(root) + 1), *o = out;
+
+	for (; *root; root++) {
+		if (strchr("*?[]\\", *root))
+			*o++ = '\\';
+		*o++ = *root;
+	}
+	*o = '\0';
+	return out;
+}
+
 /* Copy every file matching the patterns from ROOT into DIR; returns the number copied. */
 static int copy_files(const char *root, const char *dir)
 {
+	char *eroot = root ? glob_escape(root) : NULL, *base = rm_sysfs_path(root, "");
+	size_t skip = strlen(base); /* "ROOT/" before each relative path */
 	int copied = 0;
 
+	free(base);
 	for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
-		char *pat = rm_sysfs_path(root, patterns[i]);
-		size_t skip = strlen(pat) - strlen(patterns[i]);
+		char *pat = rm_sysfs_path(eroot, patterns[i]);
 		glob_t g;
 
 		if (glob(pat, 0, NULL, &g) == 0) {
-			for (size_t j = 0; j < g.gl_pathc; j++) {
-				const char *rel = g.gl_pathv[j] + skip;
-				struct stat st;
-				char *data, *to;
-
-				if (lstat(g.gl_pathv[j], &st) < 0 || !S_ISREG(st.st_mode))
-					continue;
-				data = rm_sysfs_read(NULL, g.gl_pathv[j]);
-				if (!data)
-					continue; /* unreadable (write-only or needs root): leave it out */
-				to = xasprintf("%s/%s", dir, rel);
-				if (mkdir_parents(to) < 0 || write_file(to, data) < 0)
-					err(RM_EXIT_FAILURE, "cannot write '%s'", to);
-				copied++;
-				free(to);
-				free(data);
-			}
+			for (size_t j = 0; j < g.gl_pathc; j++)
+				copied += copy_one(root, g.gl_pathv[j] + skip, dir);
 			globfree(&g);
 		}
 		free(pat);
 	}
+	free(eroot);
+	return copied;
+}
+
+/* This process's cpuset name as hwloc finds it: /proc/self/cpuset, else the cgroup v1 cpuset
+ * or v2 line of /proc/self/cgroup. NULL when none. */
+static char *cgroup_name(const char *root)
+{
+	char *s = rm_sysfs_read(root, "proc/self/cpuset"), *name = NULL;
+
+	if (!s && (s = rm_sysfs_read(root, "proc/self/cgroup"))) {
+		for (char *line = strtok(s, "\n"); line && !name; line = strtok(NULL, "\n")) {
+			char *colon = strchr(line, ':');
+
+			if (colon && !strncmp(colon, ":cpuset:", 8))
+				name = xstrdup(colon + 8);
+			else if (colon && !strncmp(colon, "::", 2))
+				name = xstrdup(colon + 2);
+		}
+		free(s);
+		s = name;
+	}
+	return s;
+}
+
+/*
+ * hwloc takes the allowed CPUs (a container's or job's cpuset) from the cgroup mounts in
+ * /proc/mounts, /proc/self/cpuset or /proc/self/cgroup, and that cgroup's cpuset files: copy
+ * them, and the cgroup lines of /proc/mounts only, so the replay restricts the same CPUs.
+ */
+static int copy_cgroup_files(const char *root, const char *dir)
+{
+	static const char *const files[] = { /* the first at the mount point, the others in NAME */
+		"cgroup.controllers", "cpuset.cpus.effective", "cpuset.mems.effective",
+		"cpuset.cpus", "cpuset.mems", "cpus", "mems",
+	};
+	char *name = cgroup_name(root), *path = rm_sysfs_path(root, "proc/mounts"), *to;
+	FILE *in, *out;
+	struct mntent *m;
+	int copied = 0;
+
+	copied += copy_one(root, "proc/self/cpuset", dir) + copy_one(root, "proc/self/cgroup", dir);
+	in = setmntent(path, "r");
+	free(path);
+	if (!name || !in)
+		goto out;
+	to = xasprintf("%s/proc/mounts", dir);
+	if (mkdir_parents(to) < 0 || !(out = fopen(to, "wxe")))
+		err(RM_EXIT_FAILURE, "cannot write '%s'", to);
+	while ((m = getmntent(in))) {
+		if (strcmp(m->mnt_type, "cgroup") && strcmp(m->mnt_type, "cgroup2") &&
+		    strcmp(m->mnt_type, "cpuset"))
+			continue;
+		if (addmntent(out, m) != 0)
+			err(RM_EXIT_FAILURE, "cannot write '%s'", to);
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			char *rel = xasprintf("%s%s/%s", m->mnt_dir + strspn(m->mnt_dir, "/"),
+					      i ? name : "", files[i]);
+
+			if (!strstr(rel, "..")) /* a snapshot's odd mounts must not write outside DIR */
+				copied += copy_one(root, rel, dir);
+			free(rel);
+		}
+	}
+	if (fclose(out) != 0)
+		err(RM_EXIT_FAILURE, "cannot write '%s'", to);
+	copied++;
+	free(to);
+out:
+	if (in)
+		endmntent(in);
+	free(name);
 	return copied;
 }
 
@@ -230,7 +323,7 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 		work = xstrdup(dest);
 	}
 
-	n = copy_files(root, work);
+	n = copy_files(root, work) + copy_cgroup_files(root, work);
 	if (tmp) {
 		run_tar(dest, tmp, top);
 		nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
