@@ -345,3 +345,26 @@ void rm_record_free(struct rm_record *rec)
 	rec->fields = NULL;
 	rec->nfields = 0;
 }
+
+void rm_record_set(struct rm_record *rec, const char *key, const char *value)
+{
+	for (size_t i = 0; i < rec->nfields; i++)
+		if (!strcmp(rec->fields[i].key, key)) {
+			free(rec->fields[i].value);
+			rec->fields[i].value = xstrdup(value);
+			return;
+		}
+	add_field(rec, xstrdup(key), xstrdup(value));
+}
+
+void rm_record_write(FILE *out, const struct rm_record *rec)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		if (i)
+			putc(' ', out);
+		fputs(rec->fields[i].key, out);
+		putc('=', out);
+		rm_record_write_value(out, rec->fields[i].value);
+	}
+	putc('\n', out);
+}

@@ -50,6 +50,12 @@ const char *rm_record_get(const struct rm_record *rec, const char *key);
 /* The record's kind: the key of its first field ("cpu" for "cpu=3 ..."). */
 const char *rm_record_kind(const struct rm_record *rec);
 
+/* Set KEY to VALUE: replaced in place when present, else added at the end (copies both). */
+void rm_record_set(struct rm_record *rec, const char *key, const char *value);
+
+/* Write REC as one line, with its newline. */
+void rm_record_write(FILE *out, const struct rm_record *rec);
+
 void rm_record_free(struct rm_record *rec);
 
 #endif
