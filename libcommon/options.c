@@ -208,6 +208,10 @@ void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_
 	char *saved = argv[0];
 
 	argv[0] = name;
+	if ((flags & RM_PARSE_NO_OUTPUT) &&
+	    (c->out.mode != RM_OUT_RECORDS || c->out.columns || c->out.list_columns ||
+	     c->out.noheadings || c->out.bytes))
+		rm_usage_errx("output options do not apply to '%s'", saved);
 	parse_wrapped(argp, argc, argv, c, input, false, flags);
 	argv[0] = saved;
 	free(name);

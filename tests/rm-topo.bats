@@ -850,3 +850,11 @@ EOF
 	usage_error "unexpected argument: 'nfd'" rm-topo --topology "$BIG" export nfd nfd
 	usage_error "invalid option -- 'J'" rm-topo --topology "$BIG" export nfd -J
 }
+
+@test "output options before a command that prints no records are refused" {
+	run -2 --separate-stderr rm-topo --topology "package:1 core:2 pu:1" -J calc all
+	assert_equal "$stderr" "rm-topo: output options do not apply to 'calc'"
+	assert_output ''
+	run -2 rm-topo --list-columns snapshot "$BATS_TEST_TMPDIR/snap"
+	[ ! -e "$BATS_TEST_TMPDIR/snap" ]
+}

@@ -811,7 +811,11 @@ static error_t no_operands(int key, char *arg, struct argp_state *state)
 	return ARGP_ERR_UNKNOWN;
 }
 
-static const struct argp summary_argp = { NULL, no_operands, NULL, NULL, NULL, NULL, NULL };
+static const struct argp summary_argp = {
+	NULL, no_operands, NULL,
+	"The machine record (counts, CPU states, memory, huge page sizes), then one record per NUMA node.",
+	NULL, NULL, NULL
+};
 
 int cmd_summary(int argc, char **argv, struct rm_common *c)
 {

@@ -290,7 +290,7 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&snapshot_argp, argc, argv, c, &dest, RM_PARSE_NO_OUTPUT);
 	if (c->topology)
-		rm_usage_errx("snapshot copies a live machine or a --sysroot, not --topology");
+		rm_usage_errx("snapshot copies a live machine or a --sysroot, not --topology or RM_TOPOLOGY");
 	root = c->sysroot;
 	if (root) {
 		/* validate the source the way every other command does */
