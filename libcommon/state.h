@@ -39,7 +39,7 @@ const char *rm_state_dir(void);
  * Lock and read the state NAME. Returns 0, or -1 with *ERRMSG allocated: an unsafe directory
  * (a symlink, not owned by root or by us, or writable by others), a foreign or corrupt file (the
  * message names the path and the reason; the file is never reset), or a lock/IO failure.
- * A missing file is the empty state.
+ * A missing file is the empty state. Call rm_state_close() after a failure too.
  */
 int rm_state_open(struct rm_state *st, const char *name, enum rm_state_mode mode, char **errmsg);
 

@@ -29,6 +29,7 @@ int main(int argc, char **argv)
 	if (rm_state_open(&st, argv[1], write ? RM_STATE_WRITE : RM_STATE_READ, &msg) < 0) {
 		fprintf(stderr, "test-state: %s\n", msg);
 		free(msg);
+		rm_state_close(&st);
 		return RM_EXIT_FAILURE;
 	}
 	if (!strcmp(argv[2], "list")) {
