@@ -298,10 +298,11 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 	}
 
 	if (dest_kind(dest) == DEST_TARGZ) {
-		char *copy = xstrdup(dest), *base;
+		char *copy, *base;
 
 		if (lstat(dest, &st) == 0)
 			rm_usage_errx("file exists: '%s'", dest);
+		copy = xstrdup(dest);
 		base = basename(copy);
 		top = xasprintf("%.*s", (int)(strlen(base) - (strstr(base, ".tgz") ? 4 : 7)), base);
 		free(copy);
