@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cpulist.h"
+#include "record.h"
 #include "xalloc.h"
 
 /* Set *ERRMSG (when asked for) to a formatted message; returns -1 for the caller to pass on. */
@@ -29,28 +30,12 @@ static int fail(char **errmsg, const char *fmt, ...)
 	return -1;
 }
 
-/* LEN bytes of S for a message: control and non-ASCII bytes as \xHH keep it on one line. */
-static char *show(const char *s, size_t len)
-{
-	char *out = xmalloc(4 * len + 1), *p = out;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = s[i];
-
-		if (c < 0x20 || c >= 0x7f)
-			p += sprintf(p, "\\x%02x", c);
-		else
-			*p++ = c;
-	}
-	*p = '\0';
-	return out;
-}
 
 /* "BEFORE'S'AFTER", with LEN bytes of S shown safely. */
 static int fail_show(char **errmsg, const char *before, const char *s, size_t len,
 		     const char *after)
 {
-	char *shown = show(s, len);
+	char *shown = rm_record_show(s, len);
 
 	fail(errmsg, "%s'%s'%s", before, shown, after);
 	free(shown);
@@ -60,7 +45,7 @@ static int fail_show(char **errmsg, const char *before, const char *s, size_t le
 /* "invalid character 'x' in WHAT: 'input'" */
 static int fail_char(char **errmsg, const char *what, const char *c, const char *s, size_t len)
 {
-	char *sc = show(c, 1), *ss = show(s, len);
+	char *sc = rm_record_show(c, 1), *ss = rm_record_show(s, len);
 
 	fail(errmsg, "invalid character '%s' in %s: '%s'", sc, what, ss);
 	free(sc);
@@ -95,7 +80,7 @@ static int get_number(const char **p, const char *end, unsigned *value, char **e
 	if (q == start)
 		return -1; /* no digits: the caller knows what was expected */
 	if (v > RM_CPULIST_MAX) {
-		char *digits = show(start, q - start);
+		char *digits = rm_record_show(start, q - start);
 
 		fail(errmsg, "cpu %s out of range (max %d)", digits, RM_CPULIST_MAX);
 		free(digits);

@@ -105,8 +105,7 @@ static int fail(char **errmsg, unsigned lineno, const char *line, const char *po
 	return -1;
 }
 
-/* LEN bytes at S for a message, control and non-ASCII bytes as \xHH. Allocated. */
-static char *show(const char *s, size_t len)
+char *rm_record_show(const char *s, size_t len)
 {
 	char *out = xmalloc(4 * len + 1), *p = out;
 
@@ -131,7 +130,7 @@ static int bad_escape(char **errmsg, unsigned lineno, const char *line, const ch
 	if (p[1] == 'x')
 		for (; n < 4 && is_hex(p[n]); n++)
 			;
-	s = show(p, n);
+	s = rm_record_show(p, n);
 	fail(errmsg, lineno, line, p, "invalid escape '%s'", s);
 	free(s);
 	return -1;
@@ -220,7 +219,7 @@ int rm_record_parse_line(const char *line, unsigned lineno, struct rm_record *re
 		/* The key runs to '=' or a blank; check it whole, to name it in the message. */
 		while (*p && *p != '=' && !is_blank(*p))
 			p++;
-		k = show(key, p - key);
+		k = rm_record_show(key, p - key);
 		if (p == key) {
 			fail(errmsg, lineno, line, key, "expected a key");
 			goto fail;
@@ -251,7 +250,7 @@ int rm_record_parse_line(const char *line, unsigned lineno, struct rm_record *re
 		} else {
 			while (*p && !is_blank(*p)) {
 				if (!is_bare_char(*p)) {
-					char *c = show(p, 1);
+					char *c = rm_record_show(p, 1);
 
 					fail(errmsg, lineno, line, p,
 					     "invalid character '%s' in value (quote it)", c);

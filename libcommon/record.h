@@ -27,6 +27,9 @@ void rm_record_write_value(FILE *out, const char *value);
 /* The same into an allocated string. */
 char *rm_record_quote(const char *value);
 
+/* LEN bytes at S for a one-line message, control and non-ASCII bytes as \xHH. Allocated. */
+char *rm_record_show(const char *s, size_t len);
+
 /* True when KEY matches [a-z][a-z0-9_]*. */
 bool rm_record_valid_key(const char *key);
 
