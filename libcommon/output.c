@@ -116,7 +116,10 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 	for (size_t i = 0; i < ncols; i++)
 		out->slot[i] = -1;
 
-	if (sel && *sel && *sel != '+') {
+	if (sel && (!*sel || !strcmp(sel, "+") || sel[strlen(sel) - 1] == ',' ||
+		    !strncmp(sel, "+,", 2)))
+		rm_usage_errx("invalid field list: '%s'", sel);
+	if (sel && *sel != '+') {
 		add_columns(out, sel, true);
 	} else {
 		if (defaults)
@@ -127,8 +130,6 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 		if (sel && *sel == '+')
 			add_columns(out, sel + 1, false);
 	}
-	if (sel && !*sel)
-		rm_usage_errx("invalid field list: ''");
 
 	if (opts->mode == RM_OUT_TABLE || opts->mode == RM_OUT_JSON) {
 		out->tb = scols_new_table();

@@ -858,3 +858,11 @@ EOF
 	run -2 rm-topo --list-columns snapshot "$BATS_TEST_TMPDIR/snap"
 	[ ! -e "$BATS_TEST_TMPDIR/snap" ]
 }
+
+@test "-o: an empty list, a lone + and a trailing comma are refused, naming the list as given" {
+	for list in '' + '+cpu,' 'cpu,' '+,cpu'; do
+		run -2 --separate-stderr rm-topo --topology "package:1 core:2 pu:1" cpus -o "$list"
+		assert_equal "$stderr" "rm-topo: invalid field list: '$list'"
+		assert_output ''
+	done
+}
