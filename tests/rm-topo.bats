@@ -100,18 +100,6 @@ setup() {
 	SR1=$BATS_FILE_TMPDIR/sr1
 }
 
-# Exit status 2, nothing on stdout, and MESSAGE on the first line of stderr, which starts with
-# the program's name: usage_error MESSAGE COMMAND [ARGS...]
-usage_error() {
-	local msg=$1
-	shift
-	run -2 --separate-stderr "$@"
-	assert_equal "$output" ""
-	[[ ${stderr_lines[0]} =~ ^rm-topo(\ [a-z]+)?:\  ]] ||
-		fail "first line of stderr does not start with 'rm-topo: ': '${stderr_lines[0]}'"
-	[[ ${stderr_lines[0]} == *"$msg"* ]] ||
-		fail "first line of stderr: '${stderr_lines[0]}', expected: '$msg'"
-}
 
 # $output is one JSON document and each Python expression over it (d) holds.
 json_check() {

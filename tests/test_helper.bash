@@ -4,7 +4,13 @@ bats_require_minimum_version 1.8.0
 bats_load_library bats-support
 bats_load_library bats-assert
 
-RM_SRCDIR=${RM_SRCDIR:-$(cd "$BATS_TEST_DIRNAME/.." && pwd)}
+# the source tree: the nearest directory above the test holding configure.ac
+if [ -z "${RM_SRCDIR:-}" ]; then
+	RM_SRCDIR=$BATS_TEST_DIRNAME
+	while [ ! -f "$RM_SRCDIR/configure.ac" ] && [ "$RM_SRCDIR" != / ]; do
+		RM_SRCDIR=$(dirname "$RM_SRCDIR")
+	done
+fi
 RM_BUILDDIR=${RM_BUILDDIR:-$RM_SRCDIR}
 PATH="$RM_BUILDDIR:$PATH"
 export LC_ALL=C HOME="$BATS_TEST_TMPDIR" PATH RM_SRCDIR RM_BUILDDIR
@@ -26,4 +32,17 @@ require_fixtures() {
 # The value of KEY in the first record of $output that has it.
 field() {
 	printf '%s\n' "$output" | grep -o "\(^\| \)$1=[^ ]*" | head -n 1 | sed "s/^ *$1=//"
+}
+
+# Exit status 2, nothing on stdout, and MESSAGE on the first line of stderr, which starts with
+# the program's name ("rm-topo: " or "rm-topo cpus: "): usage_error MESSAGE COMMAND [ARGS...]
+usage_error() {
+	local msg=$1
+	shift
+	run -2 --separate-stderr "$@"
+	assert_equal "$output" ""
+	[[ ${stderr_lines[0]} =~ ^rm-[a-z]+(\ [a-z]+)?:\  ]] ||
+		fail "first line of stderr does not start with the program's name: '${stderr_lines[0]}'"
+	[[ ${stderr_lines[0]} == *"$msg"* ]] ||
+		fail "first line of stderr: '${stderr_lines[0]}', expected: '$msg'"
 }

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-topo calc: locations, set operations, output forms and errors, checked against hwloc-calc.
 
-load test_helper
+load ../test_helper
 
 # 2 packages x 2 dies (one NUMA node each) x 2 L3 x 2 L2/L1d/cores x 2 threads: 32 CPUs.
 DEEP="package:2 die:2 numa:1 l3:2 l2:2 l1d:1 core:1 pu:2"
@@ -70,17 +70,6 @@ physical_cpus_are() {
 	assert_equal "$(hwloc-calc -i "$topo" -p -I pu "$@" 2>/dev/null | ranges)" "$expected"
 }
 
-# Exit status 2, nothing on stdout, MESSAGE on the first line of stderr.
-usage_error() {
-	local msg=$1
-	shift
-	run -2 --separate-stderr "$@"
-	assert_equal "$output" ""
-	[[ ${stderr_lines[0]} =~ ^rm-topo(\ [a-z]+)?:\  ]] ||
-		fail "first line of stderr does not start with 'rm-topo: ': '${stderr_lines[0]}'"
-	[[ ${stderr_lines[0]} == *"$msg"* ]] ||
-		fail "first line of stderr: '${stderr_lines[0]}', expected: '$msg'"
-}
 
 # ---- locations ----
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-topo agrees with its peers: lscpu on real machines' snapshots, hwloc on synthetic topologies.
-load test_helper
+load ../test_helper
 
 # ---- helpers: real machines (../shared/fixtures/lscpu, util-linux's lscpu test dumps) ----
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-topo on the snapshots kept in tests/snapshots, bad input, and rm-topo snapshot itself.
-load test_helper
+load ../test_helper
 
 # rm-topo's records for the live machine and for a snapshot of it, for every listing; the fields
 # that may change between two reads (free memory) and those a snapshot cannot hold (arch: the
