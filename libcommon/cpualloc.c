@@ -1309,6 +1309,8 @@ int rm_cpualloc_reserve(const struct rm_cputopo *t, unsigned count,
 
 /* The kubelet refuses more than 8 NUMA nodes unless max-allowable-numa-nodes is raised. */
 #define MAX_HINT_NODES 20
+/* Merging with a second provider's hints walks up to 3^N node sets. */
+#define MAX_MERGE_NODES 12
 
 struct hint {
 	unsigned long mask; /* bit i: the i-th NUMA node in ascending id order */
@@ -1399,9 +1401,47 @@ static char *free_per_node(const struct level *nl, const unsigned *freec)
 	return list;
 }
 
+/*
+ * Merge the CPU hints with those of a provider that needs the nodes of DEV (as the device manager
+ * does for devices there): its hints are every node set holding DEV, preferred when it is DEV.
+ * Each merged hint is the AND of one hint of each, preferred when both are. Duplicates are
+ * folded (a mask is preferred when any pair giving it is). Returns the merged count in *OUT.
+ */
+static size_t merge_provider(const struct hint *hints, size_t nhints, unsigned long dev,
+			     unsigned long all, bool single, struct hint **out)
+{
+	unsigned char *seen = xcalloc(all + 1, 1); /* 1: present, 2: preferred */
+	size_t i, n = 0;
+	unsigned long m;
+
+	for (i = 0; i < nhints; i++) {
+		unsigned long base = hints[i].mask & dev, rest = hints[i].mask & ~dev, s = rest;
+
+		if (single) { /* filterSingleNumaHints: preferred single-node hints only */
+			if (hints[i].preferred && __builtin_popcountl(hints[i].mask) == 1 && base)
+				seen[base] |= 3;
+			continue;
+		}
+		if (base)
+			seen[base] |= hints[i].preferred ? 3 : 1;
+		/* the provider's non-preferred hints: DEV plus any other nodes */
+		while (s) {
+			seen[base | s] |= 1;
+			s = (s - 1) & rest;
+		}
+	}
+	*out = xcalloc(all + 1, sizeof(**out));
+	for (m = 1; m <= all; m++)
+		if (seen[m])
+			(*out)[n++] = (struct hint){ m, seen[m] == 3 };
+	free(seen);
+	return n;
+}
+
 int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available, unsigned count,
-		     enum rm_tm_policy policy, const struct rm_cpualloc_opts *o,
-		     hwloc_bitmap_t nodes, bool *preferred, char **errmsg)
+		     hwloc_const_bitmap_t provider, enum rm_tm_policy policy,
+		     const struct rm_cpualloc_opts *o, hwloc_bitmap_t nodes, bool *preferred,
+		     char **errmsg)
 {
 	const struct level *nl = &PRIV(t)->lv[L_NODE];
 	unsigned nn = nl->n, i, k, nhints = 0, min_aff = nn;
@@ -1411,7 +1451,7 @@ int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available,
 	const struct hint *best = NULL;
 	char *list;
 	int rc = 0;
-	bool pref = true;
+	bool pref = true, has_provider = false, provider_multi = false;
 
 	hwloc_bitmap_zero(nodes);
 	if (policy == RM_TM_NONE || count == 0)
@@ -1455,6 +1495,34 @@ int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available,
 		hints[i].preferred = (o && o->align_by_socket &&
 				      socket_aligned(t, hints[i].mask, min_aff)) ||
 				     (unsigned)__builtin_popcountl(hints[i].mask) == min_aff;
+	if (provider && !hwloc_bitmap_iszero(provider)) {
+		unsigned long dev = 0;
+		struct hint *merged;
+
+		for (i = 0; i < nn; i++)
+			if (hwloc_bitmap_isset(provider, nl->id[i]))
+				dev |= 1UL << i;
+		if (!dev) {
+			*errmsg = xstrdup("the preferred NUMA nodes are not nodes of this machine");
+			rc = RM_CPUALLOC_EINVAL;
+			goto out;
+		}
+		if (nn > MAX_MERGE_NODES) {
+			*errmsg = xasprintf("too many NUMA nodes to merge topology hints (%u, at "
+					    "most %d)", nn, MAX_MERGE_NODES);
+			rc = RM_CPUALLOC_EINVAL;
+			goto out;
+		}
+		/* single-numa-node keeps only a provider's single-node preferred hint */
+		has_provider = true;
+		provider_multi = __builtin_popcountl(dev) > 1;
+		nhints = merge_provider(hints, nhints, dev, all,
+					policy == RM_TM_SINGLE_NUMA_NODE, &merged);
+		if (policy == RM_TM_SINGLE_NUMA_NODE && __builtin_popcountl(dev) > 1)
+			nhints = 0;
+		free(hints);
+		hints = merged;
+	}
 
 	if (policy == RM_TM_SINGLE_NUMA_NODE) {
 		/* only single-node preferred hints count */
@@ -1463,7 +1531,11 @@ int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available,
 				best = merge_compare(best, &hints[i], 1);
 		if (!best) {
 			list = free_per_node(nl, freec);
-			*errmsg = xasprintf("topology manager policy single-numa-node: no "
+			*errmsg = has_provider ?
+				  xasprintf("topology manager policy single-numa-node: the "
+					    "preferred NUMA node%s cannot hold %u CPUs on one "
+					    "node (%s)", provider_multi ? "s" : "", count, list) :
+				  xasprintf("topology manager policy single-numa-node: no "
 					    "single NUMA node has %u free CPUs (%s)", count,
 					    list);
 			free(list);
@@ -1485,7 +1557,11 @@ int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available,
 			best = &def; /* no node set can do: all nodes, not preferred */
 		if (policy == RM_TM_RESTRICTED && !best->preferred) {
 			list = free_per_node(nl, freec);
-			*errmsg = xasprintf("topology manager policy restricted: no preferred "
+			*errmsg = has_provider ?
+				  xasprintf("topology manager policy restricted: no preferred "
+					    "NUMA affinity with the preferred NUMA nodes for %u "
+					    "CPUs (%s)", count, list) :
+				  xasprintf("topology manager policy restricted: no preferred "
 					    "NUMA affinity, no set of %u NUMA node%s has %u "
 					    "free CPUs (%s)", min_aff, min_aff == 1 ? "" : "s",
 					    count, list);

@@ -111,10 +111,14 @@ int rm_cpualloc_allocate(const struct rm_cputopo *t, hwloc_const_bitmap_t shared
  * preferred one. best-effort takes the best hint even when none is preferred (then the narrowest
  * one, or all nodes when no set of nodes has enough free CPUs); restricted and single-numa-node
  * refuse with ENOSPC and a message naming the policy and the free CPUs per node.
+ * PROVIDER (NULL or empty for none) is the NUMA nodes another hint provider needs, as the device
+ * manager's hints for devices on those nodes: every node set holding them, preferred when it is
+ * exactly them. The CPU hints are merged with these as the Topology Manager merges providers.
  */
 int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available, unsigned count,
-		     enum rm_tm_policy policy, const struct rm_cpualloc_opts *o,
-		     hwloc_bitmap_t nodes, bool *preferred, char **errmsg);
+		     hwloc_const_bitmap_t provider, enum rm_tm_policy policy,
+		     const struct rm_cpualloc_opts *o, hwloc_bitmap_t nodes, bool *preferred,
+		     char **errmsg);
 
 /*
  * The CPUs the kubelet reserves when given a count (kube-reserved + system-reserved, rounded up)

@@ -183,7 +183,8 @@ static int parse_wrapped(const struct argp *argp, int argc, char **argv, struct 
 	struct argp wrapper = { NULL, wrapper_parse, NULL, NULL, children, NULL, NULL };
 	struct parse_input p = { input, c, argc, in_order };
 
-	argp_parse(&wrapper, argc, argv, in_order ? ARGP_IN_ORDER : 0, NULL, &p);
+	argp_parse(&wrapper, argc, argv,
+		   in_order || (flags & RM_PARSE_IN_ORDER) ? ARGP_IN_ORDER : 0, NULL, &p);
 	return p.command;
 }
 

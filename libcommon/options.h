@@ -49,6 +49,8 @@ int rm_parse_global(const struct argp *argp, int argc, char **argv, struct rm_co
 
 enum rm_parse_flags {
 	RM_PARSE_NO_OUTPUT = 1 << 0, /* the command prints no records: no output-mode options */
+	RM_PARSE_IN_ORDER = 1 << 1,  /* operands reach the parser in order, before later options
+				      (a parser taking the rest of argv at an operand stops there) */
 };
 
 /*

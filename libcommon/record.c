@@ -345,6 +345,14 @@ void rm_record_free(struct rm_record *rec)
 	rec->nfields = 0;
 }
 
+void rm_record_copy(struct rm_record *dst, const struct rm_record *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	for (size_t i = 0; i < src->nfields; i++)
+		rm_record_set(dst, src->fields[i].key, src->fields[i].value);
+	dst->line = src->line;
+}
+
 void rm_record_set(struct rm_record *rec, const char *key, const char *value)
 {
 	for (size_t i = 0; i < rec->nfields; i++)

@@ -59,6 +59,9 @@ void rm_record_set(struct rm_record *rec, const char *key, const char *value);
 /* Write REC as one line, with its newline. */
 void rm_record_write(FILE *out, const struct rm_record *rec);
 
+/* DST (uninitialised) becomes a copy of SRC. */
+void rm_record_copy(struct rm_record *dst, const struct rm_record *src);
+
 void rm_record_free(struct rm_record *rec);
 
 #endif

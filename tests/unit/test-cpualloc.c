@@ -15,7 +15,7 @@
 static void usage(void)
 {
 	fputs("usage: test-cpualloc --topology SYNTHETIC|XML [--available SET] [--reserved SET]\n"
-	      "         [--reserve-count N] [--hint NODES] [--policy POLICY] [--option NAME[=BOOL]]\n"
+	      "         [--reserve-count N] [--hint NODES] [--provider NODES] [--policy POLICY] [--option NAME[=BOOL]]\n"
 	      "         [--full-pcpus-only] [--distribute-cpus-across-numa] [--align-by-socket]\n"
 	      "         [--distribute-cpus-across-cores] [--prefer-align-cpus-by-uncorecache]\n"
 	      "         take|allocate|hint|reserve COUNT | check | info\n", stderr);
@@ -75,13 +75,14 @@ static hwloc_topology_t load(const char *spec)
 
 int main(int argc, char **argv)
 {
-	enum { O_TOPO = 0x100, O_AVAIL, O_RESV, O_RESV_COUNT, O_HINT, O_POLICY, O_OPTION };
+	enum { O_TOPO = 0x100, O_AVAIL, O_RESV, O_RESV_COUNT, O_HINT, O_PROVIDER, O_POLICY, O_OPTION };
 	static const struct option longopts[] = {
 		{ "topology", required_argument, NULL, O_TOPO },
 		{ "available", required_argument, NULL, O_AVAIL },
 		{ "reserved", required_argument, NULL, O_RESV },
 		{ "reserve-count", required_argument, NULL, O_RESV_COUNT },
 		{ "hint", required_argument, NULL, O_HINT },
+		{ "provider", required_argument, NULL, O_PROVIDER },
 		{ "policy", required_argument, NULL, O_POLICY },
 		{ "option", required_argument, NULL, O_OPTION },
 		{ "full-pcpus-only", no_argument, NULL, 'f' },
@@ -92,7 +93,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rm_cpualloc_opts opts = { 0 };
-	hwloc_bitmap_t avail = NULL, resv = NULL, hint = NULL, result;
+	hwloc_bitmap_t avail = NULL, resv = NULL, hint = NULL, provider = NULL, result;
 	const char *spec = NULL, *cmd;
 	enum rm_tm_policy policy = RM_TM_NONE;
 	bool have_policy = false;
@@ -121,6 +122,9 @@ int main(int argc, char **argv)
 			break;
 		case O_HINT:
 			parse_set(optarg, &hint);
+			break;
+		case O_PROVIDER:
+			parse_set(optarg, &provider);
 			break;
 		case O_POLICY:
 			if ((c = rm_tm_policy_parse(optarg)) < 0)
@@ -205,7 +209,7 @@ int main(int argc, char **argv)
 
 		if (resv)
 			hwloc_bitmap_andnot(avail, avail, resv);
-		if ((rc = rm_cpualloc_hint(t, avail, count, policy, &opts, result, &preferred,
+		if ((rc = rm_cpualloc_hint(t, avail, count, provider, policy, &opts, result, &preferred,
 					   &msg)))
 			goto bad;
 		if (hwloc_bitmap_iszero(result)) {
@@ -230,7 +234,7 @@ int main(int argc, char **argv)
 			hint = hwloc_bitmap_alloc();
 			if (resv)
 				hwloc_bitmap_andnot(usable, usable, resv);
-			rc = rm_cpualloc_hint(t, usable, count, policy, &opts, hint, NULL, &msg);
+			rc = rm_cpualloc_hint(t, usable, count, provider, policy, &opts, hint, NULL, &msg);
 			hwloc_bitmap_free(usable);
 			if (rc)
 				goto bad;
@@ -247,6 +251,7 @@ out:
 	hwloc_bitmap_free(avail);
 	hwloc_bitmap_free(resv);
 	hwloc_bitmap_free(hint);
+	hwloc_bitmap_free(provider);
 	hwloc_bitmap_free(result);
 	return fflush(stdout) ? RM_EXIT_FAILURE : 0;
 bad:
@@ -255,6 +260,7 @@ bad:
 	hwloc_bitmap_free(avail);
 	hwloc_bitmap_free(resv);
 	hwloc_bitmap_free(hint);
+	hwloc_bitmap_free(provider);
 	hwloc_bitmap_free(result);
 	fail(rc, msg);
 	return RM_EXIT_FAILURE;

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Cpusets in cgroups below the rmtools parent, on the v1 cpuset hierarchy or the unified one. */
+#ifndef RM_CGROUP_H
+#define RM_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <hwloc.h>
+
+#define RM_CGROUP_ROOT_DEFAULT "/sys/fs/cgroup"
+#define RM_CGROUP_PARENT_V1 "rmtools"
+#define RM_CGROUP_PARENT_V2 "rmtools.slice"
+#define RM_CGROUP_SHARED "shared"
+
+enum rm_cgroup_version {
+	RM_CGROUP_V1 = 1,
+	RM_CGROUP_V2 = 2,
+};
+
+/* The cpuset hierarchy in use. Nothing outside PARENT is ever written, but for "+cpuset" in the
+ * v2 root's cgroup.subtree_control, which the parent's cpuset files need. */
+struct rm_cgroups {
+	enum rm_cgroup_version version;
+	char *mount;  /* the hierarchy's mount point: /sys/fs/cgroup/cpuset (v1), /sys/fs/cgroup (v2) */
+	char *parent; /* MOUNT/rmtools (v1) or MOUNT/rmtools.slice (v2) */
+	hwloc_bitmap_t cpus, mems; /* what the hierarchy's root offers (its effective sets) */
+	bool partitions; /* v2 only: cpuset.cpus.partition and cpuset.cpus.exclusive exist */
+};
+
+/*
+ * Find the cpuset hierarchy. Under $RM_CGROUP_ROOT when it is set (a directory laid out like
+ * /sys/fs/cgroup: a unified mount at its top, or v1 mounts as its subdirectories, or a hybrid with
+ * the unified mount in unified/); else where libcgroup finds the cpuset controller mounted. The
+ * unified hierarchy is used when it offers cpuset (cgroup.controllers), else the v1 cpuset mount.
+ * Reads only. Returns 0, or -1 with *ERRMSG allocated, e.g. "no cpuset cgroup controller is
+ * mounted (v1 cpuset or the unified hierarchy's cpuset)".
+ */
+int rm_cgroups_open(struct rm_cgroups *cg, char **errmsg);
+void rm_cgroups_close(struct rm_cgroups *cg);
+
+/* One child of the parent as it should be. */
+struct rm_cgroup_want {
+	const char *name;          /* RM_CGROUP_SHARED or an owner name (already validated) */
+	hwloc_const_bitmap_t cpus; /* not empty */
+	hwloc_const_bitmap_t mems; /* not empty */
+	bool isolate;              /* v2: an isolated partition (needs cg->partitions) */
+};
+
+/*
+ * Make the parent's children exactly WANT[0..N): create the parent when missing (v1: with the
+ * root's cpus and mems, before any child; v2: "+cpuset" in the root's and the parent's
+ * cgroup.subtree_control), create or update each wanted child (cpuset.cpus and cpuset.mems; v1
+ * needs both set before a process may join), set or clear isolated partitions, and remove every
+ * other child, first moving its processes into the RM_CGROUP_SHARED child (which WANT must hold
+ * when a child with processes goes). Writes are ordered so the kernel accepts each one. On a
+ * failure everything done in this call is undone, and -1 is returned with *ERRMSG naming the
+ * file and the kernel's error ("cannot write '8-15' to /sys/fs/cgroup/cpuset/rmtools/a/cpuset.cpus:
+ * Invalid argument"). A CPU or node outside cg->cpus / cg->mems is refused before any write.
+ */
+int rm_cgroups_sync(struct rm_cgroups *cg, const struct rm_cgroup_want *want, size_t n,
+		    char **errmsg);
+
+/* Move process PID into the child NAME (cgroup.procs). Returns 0 or -1 with *ERRMSG. */
+int rm_cgroups_attach(struct rm_cgroups *cg, const char *name, pid_t pid, char **errmsg);
+
+/* The path of the child NAME, allocated. */
+char *rm_cgroups_path(const struct rm_cgroups *cg, const char *name);
+
+/*
+ * Read the child NAME's cpuset.cpus and cpuset.mems (and, when ISOLATED is not NULL, whether it
+ * is a valid isolated partition). Returns 1 when read, 0 when the child does not exist, -1 with
+ * *ERRMSG on a read error.
+ */
+int rm_cgroups_read(const struct rm_cgroups *cg, const char *name, hwloc_bitmap_t cpus,
+		    hwloc_bitmap_t mems, bool *isolated, char **errmsg);
+
+/* The names of the parent's children, sorted; *NAMES allocated (free each and the array).
+ * Returns the count (0 when the parent does not exist), or -1 with *ERRMSG. */
+int rm_cgroups_children(const struct rm_cgroups *cg, char ***names, char **errmsg);
+
+/* Remove the parent when it has no children left (0), else leave it; -1 with *ERRMSG. */
+int rm_cgroups_remove_parent(struct rm_cgroups *cg, char **errmsg);
+
+#endif

@@ -1,0 +1,576 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rm-cpuset alloc, release, reserve and accept-topology: the commands that divide the CPUs. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpulist.h"
+#include "exitcodes.h"
+#include "record.h"
+#include "rm-cpuset.h"
+#include "sysfs.h"
+#include "xalloc.h"
+
+enum {
+	OPT_COUNT = 'c',
+	OPT_OWNER = 0x100,
+	OPT_FULL_PCPUS_ONLY,
+	OPT_DISTRIBUTE_NUMA,
+	OPT_ALIGN_SOCKET,
+	OPT_DISTRIBUTE_CORES,
+	OPT_UNCORE,
+	OPT_NUMA_NODE,
+	OPT_NEAR,
+	OPT_POLICY,
+	OPT_FROM,
+	OPT_ISOLATE,
+	OPT_DRY_RUN,
+	OPT_STRICT,
+	OPT_ALL,
+};
+
+static const struct argp_option alloc_options[] = {
+	{ "count", OPT_COUNT, "N", 0, "the number of CPUs", 0 },
+	{ "owner", OPT_OWNER, "NAME", 0, "the owner's name: letters, digits, _ . -", 0 },
+	{ "full-pcpus-only", OPT_FULL_PCPUS_ONLY, NULL, 0,
+	  "whole physical cores only (the count must be a multiple of the threads per core)", 0 },
+	{ "distribute-cpus-across-numa", OPT_DISTRIBUTE_NUMA, NULL, 0,
+	  "spread the CPUs evenly over the NUMA nodes they need", 0 },
+	{ "align-by-socket", OPT_ALIGN_SOCKET, NULL, 0,
+	  "align to whole sockets rather than NUMA nodes", 0 },
+	{ "distribute-cpus-across-cores", OPT_DISTRIBUTE_CORES, NULL, 0,
+	  "one thread per core first, as far as the cores go", 0 },
+	{ "prefer-align-cpus-by-uncorecache", OPT_UNCORE, NULL, 0,
+	  "prefer CPUs under one L3 (uncore) cache", 0 },
+	{ "policy", OPT_POLICY, "POLICY", 0,
+	  "topology manager policy: none (default), best-effort, restricted, single-numa-node", 0 },
+	{ "numa-node", OPT_NUMA_NODE, "SET", 0, "prefer CPUs of these NUMA nodes", 0 },
+	{ "near", OPT_NEAR, "DEVICE", 0,
+	  "prefer CPUs of a PCI device's NUMA node; - reads device records on stdin", 0 },
+	{ "from", OPT_FROM, "SET", 0, "allocate only from these CPUs", 0 },
+	{ "isolate", OPT_ISOLATE, NULL, 0,
+	  "make the owner's cgroup an isolated cpuset partition (cgroup v2)", 0 },
+	{ "dry-run", OPT_DRY_RUN, NULL, 0, "choose and print, change nothing", 0 },
+	{ 0 }
+};
+
+static hwloc_bitmap_t parse_set_arg(struct argp_state *state, const char *opt, const char *arg)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	char *msg = NULL;
+
+	if (rm_cpulist_parse(arg, set, &msg)) {
+		hwloc_bitmap_free(set);
+		argp_error(state, "invalid %s: %s", opt, msg);
+	}
+	return set;
+}
+
+static error_t alloc_parse(int key, char *arg, struct argp_state *state)
+{
+	struct alloc_req *r = state->input;
+	char *end, *msg = NULL;
+	unsigned long n;
+	int policy;
+
+	switch (key) {
+	case OPT_COUNT:
+		errno = 0;
+		n = strtoul(arg, &end, 10);
+		if (!isdigit((unsigned char)*arg) || *end || errno || n == 0 || n > 1000000)
+			argp_error(state, "invalid count: '%s' (a whole number of CPUs, at least 1)",
+				   arg);
+		r->count = n;
+		break;
+	case OPT_OWNER:
+		r->owner = arg;
+		break;
+	case OPT_FULL_PCPUS_ONLY:
+		r->opts.full_pcpus_only = true;
+		break;
+	case OPT_DISTRIBUTE_NUMA:
+		r->opts.distribute_cpus_across_numa = true;
+		break;
+	case OPT_ALIGN_SOCKET:
+		r->opts.align_by_socket = true;
+		break;
+	case OPT_DISTRIBUTE_CORES:
+		r->opts.distribute_cpus_across_cores = true;
+		break;
+	case OPT_UNCORE:
+		r->opts.prefer_align_cpus_by_uncorecache = true;
+		break;
+	case OPT_POLICY:
+		if ((policy = rm_tm_policy_parse(arg)) < 0)
+			argp_error(state, "unknown policy: '%s' (none, best-effort, restricted, "
+				   "single-numa-node)", arg);
+		r->policy = policy;
+		break;
+	case OPT_NUMA_NODE:
+		hwloc_bitmap_free(r->numa);
+		r->numa = parse_set_arg(state, "--numa-node", arg);
+		break;
+	case OPT_NEAR:
+		r->near = arg;
+		break;
+	case OPT_FROM:
+		hwloc_bitmap_free(r->from);
+		r->from = parse_set_arg(state, "--from", arg);
+		break;
+	case OPT_ISOLATE:
+		r->isolate = true;
+		break;
+	case OPT_DRY_RUN:
+		r->dry_run = true;
+		break;
+	default:
+		(void)msg;
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp alloc_argp = { alloc_options, alloc_parse, NULL, NULL, NULL, NULL, NULL };
+
+void alloc_req_free(struct alloc_req *r)
+{
+	hwloc_bitmap_free(r->numa);
+	hwloc_bitmap_free(r->from);
+}
+
+void alloc_check_owner(const struct pool *p, const char *owner)
+{
+	if (!rm_name_valid(owner))
+		rm_usage_errx("invalid owner name: '%s' (letters, digits, '_', '.', '-'; at most "
+			      "64, starting with a letter or digit)", owner);
+	if (!strcmp(owner, RM_CGROUP_SHARED))
+		rm_usage_errx("invalid owner name: '%s' names the shared pool", owner);
+	if (p && pool_find(p, owner) >= 0)
+		rm_usage_errx("owner '%s' already has CPUs (release it first)", owner);
+}
+
+/* The NUMA node of a PCI device, from sysfs (under --sysroot); -1 when the kernel has none. */
+static int device_node(const struct pool *p, const char *dev)
+{
+	unsigned dom = 0, bus, slot, fn;
+	char tail, *path, *v;
+	long node;
+
+	if (sscanf(dev, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn, &tail) != 4 &&
+	    (dom = 0, sscanf(dev, "%x:%x.%x%c", &bus, &slot, &fn, &tail) != 3))
+		rm_usage_errx("invalid device: '%s' (a PCI address such as 0000:3b:00.0, or - for "
+			      "device records on stdin)", dev);
+	path = xasprintf("sys/bus/pci/devices/%04x:%02x:%02x.%x/numa_node", dom, bus, slot, fn);
+	v = rm_sysfs_read(p->t->sysroot, path);
+	if (!v)
+		rm_usage_errx("no such PCI device: '%s'", dev);
+	node = strtol(v, NULL, 10);
+	free(v);
+	free(path);
+	return node < 0 ? -1 : (int)node;
+}
+
+/* --near -: the numa= (device records) or nodes= fields of the records on stdin. */
+static void stdin_nodes(hwloc_bitmap_t nodes)
+{
+	struct rm_record rec = { 0 };
+	unsigned lineno = 0;
+	char *msg = NULL;
+	int rc;
+
+	while ((rc = rm_record_read(stdin, &lineno, &rec, &msg)) > 0) {
+		const char *v = rm_record_get(&rec, "numa") ?: rm_record_get(&rec, "nodes");
+
+		if (v && strcmp(v, "-") && rm_cpulist_parse(v, nodes, &msg) == 0)
+			; /* ORed in */
+		else if (msg)
+			rm_usage_errx("standard input: line %u: %s", lineno, msg);
+		rm_record_free(&rec);
+	}
+	if (rc < 0)
+		rm_usage_errx("standard input: %s", msg);
+}
+
+/* The nodes another provider needs: --numa-node and --near. Empty for none. */
+static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitmap_t nodes)
+{
+	hwloc_const_bitmap_t all = hwloc_topology_get_topology_nodeset(p->t->topo);
+
+	hwloc_bitmap_zero(nodes);
+	if (r->numa) {
+		if (!hwloc_bitmap_isincluded(r->numa, all)) {
+			char *s = rm_cpulist_format(r->numa);
+
+			rm_usage_errx("no such NUMA node: '%s'", s);
+		}
+		hwloc_bitmap_or(nodes, nodes, r->numa);
+	}
+	if (r->near && !strcmp(r->near, "-")) {
+		hwloc_bitmap_t in = hwloc_bitmap_alloc();
+
+		stdin_nodes(in);
+		hwloc_bitmap_and(in, in, all);
+		hwloc_bitmap_or(nodes, nodes, in);
+		hwloc_bitmap_free(in);
+	} else if (r->near) {
+		int node = device_node(p, r->near);
+
+		if (node < 0)
+			warnx("device %s has no NUMA affinity; no NUMA preference from it", r->near);
+		else
+			hwloc_bitmap_set(nodes, node);
+	}
+}
+
+void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
+{
+	hwloc_bitmap_t shared = hwloc_bitmap_alloc(), avail = hwloc_bitmap_alloc(),
+		       provider = hwloc_bitmap_alloc(), hint = hwloc_bitmap_alloc(),
+		       rest = hwloc_bitmap_alloc();
+	unsigned nfree;
+	char *msg = NULL;
+	int rc;
+
+	if ((rc = rm_cpualloc_check_opts(p->ct, &r->opts, r->policy, &msg)))
+		pool_fail(rc, msg);
+	if (r->from && rm_topo_check_cpus(p->t, r->from, &msg))
+		rm_usage_errx("--from: %s", msg);
+	provider_nodes(p, r, provider);
+
+	/* the static policy takes from the default cpuset minus the reserved CPUs */
+	hwloc_bitmap_andnot(shared, p->all, p->exclusive);
+	if (r->from)
+		hwloc_bitmap_and(shared, shared, r->from);
+	hwloc_bitmap_andnot(avail, shared, p->reserved);
+	nfree = hwloc_bitmap_weight(avail);
+
+	/* Without CPUs reserved in it, the shared pool keeps one CPU of its own. */
+	pool_shared(p, rest);
+	if (!hwloc_bitmap_intersects(rest, p->reserved) && hwloc_bitmap_isincluded(rest, avail) &&
+	    r->count >= (unsigned)hwloc_bitmap_weight(rest))
+		pool_fail(RM_CPUALLOC_ENOSPC,
+			  xasprintf("not enough free CPUs: requested %u, available %u (the shared "
+				    "pool keeps at least one CPU; reserve CPUs to let allocations "
+				    "take the rest)", r->count, hwloc_bitmap_weight(rest) - 1));
+
+	if (r->policy == RM_TM_NONE) {
+		/* no topology manager: --numa-node and --near are a plain preference */
+		hwloc_bitmap_copy(hint, provider);
+	} else if ((rc = rm_cpualloc_hint(p->ct, avail, r->count, provider, r->policy, &r->opts,
+					  hint, NULL, &msg))) {
+		pool_fail(rc, msg);
+	}
+	if (nfree < r->count)
+		pool_fail(RM_CPUALLOC_ENOSPC,
+			  xasprintf("not enough free CPUs: requested %u, available %u%s", r->count,
+				    nfree, r->from ? " in --from" : ""));
+	if ((rc = rm_cpualloc_allocate(p->ct, shared, p->reserved, r->count, &r->opts, hint,
+				       result, &msg)))
+		pool_fail(rc, msg);
+	hwloc_bitmap_free(shared);
+	hwloc_bitmap_free(avail);
+	hwloc_bitmap_free(provider);
+	hwloc_bitmap_free(hint);
+	hwloc_bitmap_free(rest);
+}
+
+/* ---- alloc ---- */
+
+static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = state->input;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child alloc_children[] = { { &alloc_argp, 0, NULL, 0 }, { 0 } };
+
+/* Put a copy of R before the N records at LIST (the loops walk the state backwards). */
+static void prepend_copy(struct rm_record *list, size_t *n, const struct rm_record *r)
+{
+	memmove(list + 1, list, *n * sizeof(*list));
+	rm_record_copy(list, r);
+	(*n)++;
+}
+
+int cmd_alloc(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp argp = {
+		NULL, alloc_cmd_parse, NULL,
+		"Give OWNER COUNT exclusive CPUs, chosen as the kubelet's static CPU manager policy "
+		"chooses them, and print the allocation record. Not enough free CPUs: exit 3.",
+		alloc_children, NULL, NULL
+	};
+	struct alloc_req r = { 0 };
+	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+	struct pool p;
+
+	rm_parse_command(&argp, argc, argv, c, &r, 0);
+	pool_list_columns(c);
+	if (!r.count)
+		rm_usage_errx("alloc needs --count N");
+	if (!r.owner)
+		rm_usage_errx("alloc needs --owner NAME");
+	alloc_check_owner(NULL, r.owner);
+	pool_open(&p, c, (r.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS));
+	alloc_check_owner(&p, r.owner);
+	if (r.isolate && (!p.have_cgroups || p.cg.version != RM_CGROUP_V2))
+		rm_usage_errx("--isolate needs cgroup v2 cpuset partitions%s",
+			      p.have_cgroups ? " (this machine uses the v1 cpuset controller)" :
+					       "");
+	alloc_choose(&p, &r, cpus);
+	pool_add(&p, r.owner, cpus, r.isolate, 0);
+	if (!r.dry_run)
+		pool_commit(&p);
+	pool_print_owners(&p, c, &p.st.records[p.st.nrecords - 1], 1);
+	pool_close(&p);
+	alloc_req_free(&r);
+	hwloc_bitmap_free(cpus);
+	return RM_EXIT_SUCCESS;
+}
+
+/* ---- release ---- */
+
+struct release_args {
+	char **owners;
+	int nowners;
+	bool all, dry_run;
+};
+
+static const struct argp_option release_options[] = {
+	{ "all", OPT_ALL, NULL, 0, "release every allocation", 0 },
+	{ "dry-run", OPT_DRY_RUN, NULL, 0, "print what would be released, change nothing", 0 },
+	{ 0 }
+};
+
+static error_t release_parse(int key, char *arg, struct argp_state *state)
+{
+	struct release_args *a = state->input;
+
+	switch (key) {
+	case OPT_ALL:
+		a->all = true;
+		break;
+	case OPT_DRY_RUN:
+		a->dry_run = true;
+		break;
+	case ARGP_KEY_ARG:
+		a->owners = xrealloc(a->owners, (a->nowners + 1) * sizeof(*a->owners));
+		a->owners[a->nowners++] = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->nowners && !a->all)
+			argp_error(state, "missing OWNER (or --all)");
+		if (a->nowners && a->all)
+			argp_error(state, "--all takes no OWNER");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int cmd_release(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp argp = {
+		release_options, release_parse, "OWNER...",
+		"Give the owners' CPUs back to the shared pool and remove their cgroups (their "
+		"processes move to the shared pool's cgroup). Print the released allocations. "
+		"With --all, the shared pool's cgroup and the rmtools parent go too when no "
+		"process is left in them.",
+		NULL, NULL, NULL
+	};
+	struct release_args a = { 0 };
+	struct rm_record *gone;
+	size_t ngone = 0;
+	struct pool p;
+
+	rm_parse_command(&argp, argc, argv, c, &a, 0);
+	pool_list_columns(c);
+	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
+	for (int i = 0; i < a.nowners; i++)
+		if (pool_find(&p, a.owners[i]) < 0)
+			rm_usage_errx("no such owner: '%s'", a.owners[i]);
+	gone = xcalloc(p.st.nrecords, sizeof(*gone));
+	for (size_t i = p.st.nrecords; i-- > 0;) {
+		const struct rm_record *r = &p.st.records[i];
+		bool match = a.all && !strcmp(rm_record_kind(r), "owner");
+
+		for (int k = 0; k < a.nowners && !match; k++)
+			match = !strcmp(rm_record_kind(r), "owner") &&
+				!strcmp(rm_record_get(r, "owner"), a.owners[k]);
+		if (!match)
+			continue;
+		prepend_copy(gone, &ngone, r);
+		pool_remove(&p, i);
+	}
+	if (!a.dry_run && ngone)
+		pool_commit(&p);
+	if (!a.dry_run && a.all)
+		pool_remove_cgroups(&p);
+	pool_print_owners(&p, c, gone, ngone);
+	pool_free_records(gone, ngone);
+	free(a.owners);
+	pool_close(&p);
+	return RM_EXIT_SUCCESS;
+}
+
+/* ---- reserve ---- */
+
+struct reserve_args {
+	const char *set;
+	unsigned count;
+	bool have_count, strict, dry_run;
+};
+
+static const struct argp_option reserve_options[] = {
+	{ "count", OPT_COUNT, "N", 0,
+	  "reserve N CPUs, chosen as the kubelet chooses them (whole cores, lowest first)", 0 },
+	{ "strict", OPT_STRICT, NULL, 0,
+	  "keep the reserved CPUs out of the shared pool (strict-cpu-reservation)", 0 },
+	{ "dry-run", OPT_DRY_RUN, NULL, 0, "print the reservation, change nothing", 0 },
+	{ 0 }
+};
+
+static error_t reserve_parse(int key, char *arg, struct argp_state *state)
+{
+	struct reserve_args *a = state->input;
+	char *end;
+	unsigned long n;
+
+	switch (key) {
+	case OPT_COUNT:
+		errno = 0;
+		n = strtoul(arg, &end, 10);
+		if (!isdigit((unsigned char)*arg) || *end || errno || n > 1000000)
+			argp_error(state, "invalid count: '%s' (a whole number of CPUs)", arg);
+		a->count = n;
+		a->have_count = true;
+		break;
+	case OPT_STRICT:
+		a->strict = true;
+		break;
+	case OPT_DRY_RUN:
+		a->dry_run = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->set)
+			argp_error(state, "unexpected argument: '%s'", arg);
+		a->set = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->set == !a->have_count)
+			argp_error(state, "give either SET or --count N");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int cmd_reserve(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp argp = {
+		reserve_options, reserve_parse, "SET\n--count N",
+		"Set the system-reserved CPUs: never given to an owner, and (unless --strict) part "
+		"of the shared pool. An empty SET (\"\") removes the reservation. Prints the reserved "
+		"pool's record.",
+		NULL, NULL, NULL
+	};
+	static const struct rm_cpualloc_opts no_opts;
+	struct reserve_args a = { 0 };
+	hwloc_bitmap_t set = hwloc_bitmap_alloc(), clash = hwloc_bitmap_alloc();
+	char *msg = NULL;
+	struct pool p;
+	int rc;
+
+	rm_parse_command(&argp, argc, argv, c, &a, 0);
+	if (c->out.list_columns)
+		print_pools(NULL, c, true);
+	if (a.set && rm_cpulist_parse(a.set, set, &msg))
+		rm_usage_errx("invalid SET: %s", msg);
+	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
+	if (a.set && !hwloc_bitmap_isincluded(set, p.all)) {
+		hwloc_bitmap_andnot(clash, set, p.all);
+		msg = rm_cpulist_format(clash);
+		rm_usage_errx("not an online CPU of this machine: '%s'", msg);
+	}
+	if (a.have_count && (rc = rm_cpualloc_reserve(p.ct, a.count, &no_opts, set, &msg)))
+		pool_fail(rc, msg);
+	hwloc_bitmap_and(clash, set, p.exclusive);
+	if (!hwloc_bitmap_iszero(clash)) {
+		msg = rm_cpulist_format(clash);
+		warnx("CPUs %s are allocated to owners; release them first, or reserve other CPUs",
+		      msg);
+		exit(a.have_count ? RM_EXIT_NORESOURCE : RM_EXIT_USAGE);
+	}
+	pool_set_reserved(&p, set, a.strict);
+	if (!a.dry_run)
+		pool_commit(&p);
+	print_pools(&p, c, true);
+	pool_close(&p);
+	hwloc_bitmap_free(set);
+	hwloc_bitmap_free(clash);
+	return RM_EXIT_SUCCESS;
+}
+
+/* ---- accept-topology ---- */
+
+int cmd_accept_topology(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp_option options[] = {
+		{ "dry-run", OPT_DRY_RUN, NULL, 0, "print what would be dropped, change nothing",
+		  0 },
+		{ 0 }
+	};
+	static const struct argp argp = {
+		options, release_parse, NULL,
+		"Adopt the CPUs as they are now: drop the allocations (and reserved CPUs) that "
+		"name CPUs no longer online, keep the rest, and print the dropped allocations.",
+		NULL, NULL, NULL
+	};
+	struct release_args a = { .all = true };
+	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+	struct rm_record *gone;
+	size_t ngone = 0;
+	struct pool p;
+
+	rm_parse_command(&argp, argc, argv, c, &a, 0);
+	pool_list_columns(c);
+	pool_open(&p, c, (a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS) | POOL_ANY_TOPOLOGY);
+	gone = xcalloc(p.st.nrecords, sizeof(*gone));
+	for (size_t i = p.st.nrecords; i-- > 0;) {
+		const struct rm_record *r = &p.st.records[i];
+
+		if (strcmp(rm_record_kind(r), "owner"))
+			continue;
+		pool_owner_cpus(r, cpus);
+		if (hwloc_bitmap_isincluded(cpus, p.all))
+			continue;
+		prepend_copy(gone, &ngone, r);
+		pool_remove(&p, i);
+	}
+	if (!hwloc_bitmap_isincluded(p.reserved, p.all)) {
+		hwloc_bitmap_and(cpus, p.reserved, p.all);
+		pool_set_reserved(&p, cpus, p.strict);
+	}
+	if (!a.dry_run)
+		pool_commit(&p);
+	pool_print_owners(&p, c, gone, ngone);
+	pool_free_records(gone, ngone);
+	pool_close(&p);
+	hwloc_bitmap_free(cpus);
+	return RM_EXIT_SUCCESS;
+}

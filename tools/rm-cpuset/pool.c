@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The CPU pool of rm-cpuset: the state file's records as sets, checked against the topology. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "cpulist.h"
+#include "exitcodes.h"
+#include "rm-cpuset.h"
+#include "xalloc.h"
+
+bool opt_no_cgroups;
+
+enum { OWNER_OWNER, OWNER_CPUS, OWNER_MEMS, OWNER_CORES, OWNER_NODES, OWNER_CGROUP, OWNER_COUNT,
+       OWNER_PACKAGES, OWNER_ISOLATE, OWNER_PID, OWNER_CREATED };
+const struct rm_column owner_cols[] = {
+	[OWNER_OWNER] = { "owner", RM_COL_STRING, "the owner's name" },
+	[OWNER_CPUS] = { "cpus", RM_COL_SET, "its exclusive CPUs" },
+	[OWNER_MEMS] = { "mems", RM_COL_SET, "the NUMA nodes its memory is bound to" },
+	[OWNER_CORES] = { "cores", RM_COL_SET, "the cores of its CPUs (logical ids)" },
+	[OWNER_NODES] = { "nodes", RM_COL_SET, "the NUMA nodes of its CPUs" },
+	[OWNER_CGROUP] = { "cgroup", RM_COL_STRING, "its cgroup directory (- when none is kept)" },
+	[OWNER_COUNT] = { "count", RM_COL_INT, "the number of CPUs" },
+	[OWNER_PACKAGES] = { "packages", RM_COL_SET, "the packages of its CPUs (logical ids)" },
+	[OWNER_ISOLATE] = { "isolate", RM_COL_BOOL, "an isolated cpuset partition (cgroup v2)" },
+	[OWNER_PID] = { "pid", RM_COL_INT, "the rm-cpuset run process that owns it (- for none)" },
+	[OWNER_CREATED] = { "created", RM_COL_INT, "when it was made (seconds since the epoch)" },
+};
+const size_t owner_ncols = ARRAY_SIZE(owner_cols);
+const char owner_defaults[] = "owner,cpus,mems,cores,nodes,cgroup";
+
+void pool_fail(int rc, char *msg)
+{
+	fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+	free(msg);
+	exit(rc == RM_CPUALLOC_EINVAL ? RM_EXIT_USAGE :
+	     rc == RM_CPUALLOC_ENOSPC ? RM_EXIT_NORESOURCE : RM_EXIT_FAILURE);
+}
+
+/* The topology as the allocator sees it, as one number: CPU, core, socket and node of each. */
+static unsigned long topology_digest(const struct rm_cputopo *ct)
+{
+	uLong crc = crc32(0L, Z_NULL, 0);
+
+	for (unsigned i = 0; i < ct->ncpus; i++) {
+		char buf[64];
+		int n = snprintf(buf, sizeof(buf), "%d %d %d %d;", ct->cpu[i], ct->core[i],
+				 ct->socket[i], ct->node[i]);
+
+		crc = crc32(crc, (const Bytef *)buf, (uInt)n);
+	}
+	return crc;
+}
+
+static void set_field(struct rm_record *r, const char *key, hwloc_const_bitmap_t set)
+{
+	char *s = rm_cpulist_format(set);
+
+	rm_record_set(r, key, s);
+	free(s);
+}
+
+/* A set field of a state record; a bad one means the file was edited by hand. */
+static void get_set(const struct pool *p, const struct rm_record *r, const char *key,
+		    hwloc_bitmap_t set)
+{
+	const char *v = rm_record_get(r, key);
+	char *msg = NULL;
+
+	if (!v || rm_cpulist_parse(v, set, &msg))
+		errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: bad '%s' field%s%s", p->st.path,
+		     r->line + 1, key, msg ? ": " : "", msg ? msg : "");
+}
+
+void pool_owner_cpus(const struct rm_record *r, hwloc_bitmap_t cpus)
+{
+	const char *v = rm_record_get(r, "cpus");
+
+	hwloc_bitmap_zero(cpus);
+	if (v)
+		rm_cpulist_parse(v, cpus, NULL);
+}
+
+long pool_find(const struct pool *p, const char *owner)
+{
+	return rm_state_find(&p->st, "owner", owner);
+}
+
+/* Recompute reserved, strict and exclusive from the records, refusing malformed ones. */
+static void pool_scan(struct pool *p)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+
+	hwloc_bitmap_zero(p->reserved);
+	hwloc_bitmap_zero(p->exclusive);
+	p->strict = false;
+	for (size_t i = 0; i < p->st.nrecords; i++) {
+		const struct rm_record *r = &p->st.records[i];
+		const char *kind = rm_record_kind(r);
+
+		if (!strcmp(kind, "reserved")) {
+			get_set(p, r, "reserved", p->reserved);
+			p->strict = !strcmp(rm_record_get(r, "strict") ?: "no", "yes");
+		} else if (!strcmp(kind, "owner")) {
+			get_set(p, r, "cpus", set);
+			if (hwloc_bitmap_intersects(set, p->exclusive))
+				errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: CPUs of owner "
+				     "'%s' are also another owner's", p->st.path, r->line + 1,
+				     rm_record_get(r, "owner"));
+			hwloc_bitmap_or(p->exclusive, p->exclusive, set);
+		} else if (strcmp(kind, "topology")) {
+			errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: unknown record '%s'",
+			     p->st.path, r->line + 1, kind);
+		}
+	}
+	hwloc_bitmap_free(set);
+}
+
+static void copy_records(struct rm_record **dst, size_t *n, const struct rm_record *src,
+			 size_t count)
+{
+	*dst = xcalloc(count, sizeof(**dst));
+	*n = count;
+	for (size_t i = 0; i < count; i++)
+		rm_record_copy(&(*dst)[i], &src[i]);
+}
+
+void pool_free_records(struct rm_record *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		rm_record_free(&r[i]);
+	free(r);
+}
+
+void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
+{
+	char *msg = NULL;
+	hwloc_obj_t node = NULL;
+
+	memset(p, 0, sizeof(*p));
+	p->c = c;
+	p->t = rm_topo_load(c, 0);
+	p->ct = rm_cputopo_new(p->t->topo);
+	if (!p->ct)
+		errx(RM_EXIT_FAILURE, "the topology has no CPU");
+	p->all = hwloc_bitmap_alloc();
+	for (unsigned i = 0; i < p->ct->ncpus; i++)
+		hwloc_bitmap_set(p->all, p->ct->cpu[i]);
+	p->memnodes = hwloc_bitmap_alloc();
+	while ((node = hwloc_get_next_obj_by_type(p->t->topo, HWLOC_OBJ_NUMANODE, node)))
+		if (node->attr->numanode.local_memory)
+			hwloc_bitmap_set(p->memnodes, node->os_index);
+	if (hwloc_bitmap_iszero(p->memnodes)) /* no memory sizes known (synthetic): every node */
+		hwloc_bitmap_copy(p->memnodes, hwloc_topology_get_topology_nodeset(p->t->topo));
+	p->reserved = hwloc_bitmap_alloc();
+	p->exclusive = hwloc_bitmap_alloc();
+
+	/* Cgroups belong to this machine: kept for the live topology, or a test tree. */
+	p->cgroups = !opt_no_cgroups &&
+		     (p->t->source == RM_TOPO_LIVE || (getenv("RM_CGROUP_ROOT") &&
+						       *getenv("RM_CGROUP_ROOT")));
+	if (p->cgroups) {
+		if (rm_cgroups_open(&p->cg, &msg) == 0) {
+			p->have_cgroups = true;
+		} else if (flags & POOL_NEED_CGROUPS) {
+			errx(RM_EXIT_FAILURE, "%s; --no-cgroups keeps allocations in the state only",
+			     msg);
+		} else {
+			free(msg);
+			p->cgroups = false;
+		}
+	}
+
+	if (rm_state_open(&p->st, CPUSET_STATE, flags & POOL_WRITE ? RM_STATE_WRITE : RM_STATE_READ,
+			  &msg)) {
+		rm_state_close(&p->st);
+		if (flags & POOL_WRITE && errno == EACCES && geteuid() != 0)
+			errx(RM_EXIT_FAILURE, "%s; changing allocations needs root", msg);
+		errx(RM_EXIT_FAILURE, "%s", msg);
+	}
+	pool_scan(p);
+	copy_records(&p->before, &p->nbefore, p->st.records, p->st.nrecords);
+	if (!(flags & POOL_ANY_TOPOLOGY))
+		pool_check_topology(p);
+}
+
+void pool_close(struct pool *p)
+{
+	rm_state_close(&p->st);
+	pool_free_records(p->before, p->nbefore);
+	if (p->have_cgroups)
+		rm_cgroups_close(&p->cg);
+	hwloc_bitmap_free(p->all);
+	hwloc_bitmap_free(p->memnodes);
+	hwloc_bitmap_free(p->reserved);
+	hwloc_bitmap_free(p->exclusive);
+	rm_cputopo_free(p->ct);
+	rm_topo_free(p->t);
+}
+
+void pool_check_topology(struct pool *p)
+{
+	hwloc_bitmap_t was, gone, added;
+	const struct rm_record *r = NULL;
+	char digest[16], *g, *a;
+
+	for (size_t i = 0; i < p->st.nrecords && !r; i++)
+		if (!strcmp(rm_record_kind(&p->st.records[i]), "topology"))
+			r = &p->st.records[i];
+	snprintf(digest, sizeof(digest), "%08lx", topology_digest(p->ct));
+	if (!r || !strcmp(rm_record_get(r, "topology"), digest))
+		return; /* a new state, or the same CPUs */
+	was = hwloc_bitmap_alloc();
+	gone = hwloc_bitmap_alloc();
+	added = hwloc_bitmap_alloc();
+	get_set(p, r, "cpus", was);
+	hwloc_bitmap_andnot(gone, was, p->all);
+	hwloc_bitmap_andnot(added, p->all, was);
+	g = rm_cpulist_format(gone);
+	a = rm_cpulist_format(added);
+	errx(RM_EXIT_FAILURE, "the CPUs changed since the state %s was made (%s%s%s%s%s%s%s%s); "
+	     "'rm-cpuset accept-topology' keeps the allocations that still fit", p->st.path,
+	     *g ? "CPUs " : "", g, *g ? " are gone" : "", *g && *a ? ", " : "",
+	     *a ? "CPUs " : "", a, *a ? " are new" : "",
+	     *g || *a ? "" : "the CPUs' cores, packages or NUMA nodes differ");
+}
+
+void pool_shared(const struct pool *p, hwloc_bitmap_t set)
+{
+	hwloc_bitmap_andnot(set, p->all, p->exclusive);
+	if (p->strict)
+		hwloc_bitmap_andnot(set, set, p->reserved);
+}
+
+void pool_free(const struct pool *p, hwloc_bitmap_t set)
+{
+	hwloc_bitmap_andnot(set, p->all, p->exclusive);
+	hwloc_bitmap_andnot(set, set, p->reserved);
+}
+
+void pool_mems(const struct pool *p, hwloc_const_bitmap_t cpus, hwloc_bitmap_t mems)
+{
+	rm_topo_nodes_of(p->t, cpus, mems);
+	hwloc_bitmap_and(mems, mems, p->memnodes);
+	if (hwloc_bitmap_iszero(mems))
+		hwloc_bitmap_copy(mems, p->memnodes);
+}
+
+unsigned long long process_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
+		/* "pid (comm) state ...": p walks the spaces before fields 3, 4, ... 22 */
+		for (i = 3, p = strchr(p, ' '); i < 22 && p; i++)
+			p = strchr(p + 1, ' ');
+		if (p)
+			start = strtoull(p, NULL, 10);
+	}
+	fclose(f);
+	return start;
+}
+
+void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus, bool isolate,
+	      pid_t pid)
+{
+	struct rm_record r = { 0 };
+	hwloc_bitmap_t mems = hwloc_bitmap_alloc();
+	char buf[32];
+
+	rm_record_set(&r, "owner", owner);
+	set_field(&r, "cpus", cpus);
+	pool_mems(p, cpus, mems);
+	set_field(&r, "mems", mems);
+	snprintf(buf, sizeof(buf), "%d", hwloc_bitmap_weight(cpus));
+	rm_record_set(&r, "count", buf);
+	rm_record_set(&r, "isolate", isolate ? "yes" : "no");
+	snprintf(buf, sizeof(buf), "%d", (int)pid);
+	rm_record_set(&r, "pid", pid ? buf : "-");
+	snprintf(buf, sizeof(buf), "%llu", pid ? process_start_time(pid) : 0ULL);
+	rm_record_set(&r, "start", pid ? buf : "-");
+	snprintf(buf, sizeof(buf), "%lld", (long long)time(NULL));
+	rm_record_set(&r, "created", buf);
+	rm_state_add(&p->st, &r);
+	hwloc_bitmap_or(p->exclusive, p->exclusive, cpus);
+	hwloc_bitmap_free(mems);
+}
+
+void pool_remove(struct pool *p, size_t index)
+{
+	rm_state_remove(&p->st, index);
+	pool_scan(p);
+}
+
+void pool_set_reserved(struct pool *p, hwloc_const_bitmap_t cpus, bool strict)
+{
+	struct rm_record r = { 0 };
+
+	for (size_t i = 0; i < p->st.nrecords; i++)
+		if (!strcmp(rm_record_kind(&p->st.records[i]), "reserved")) {
+			rm_state_remove(&p->st, i);
+			break;
+		}
+	if (!hwloc_bitmap_iszero(cpus)) {
+		set_field(&r, "reserved", cpus);
+		rm_record_set(&r, "strict", strict ? "yes" : "no");
+		rm_state_add(&p->st, &r);
+	}
+	pool_scan(p);
+}
+
+/* Keep the records in their documented order: topology, reserved, owners. */
+static int record_rank(const struct rm_record *r)
+{
+	const char *k = rm_record_kind(r);
+
+	return !strcmp(k, "topology") ? 0 : !strcmp(k, "reserved") ? 1 : 2;
+}
+
+static void set_topology_record(struct pool *p)
+{
+	struct rm_record r = { 0 };
+	hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+	char digest[16];
+	size_t i, j;
+
+	for (i = 0; i < p->st.nrecords; i++)
+		if (!strcmp(rm_record_kind(&p->st.records[i]), "topology")) {
+			rm_state_remove(&p->st, i);
+			break;
+		}
+	snprintf(digest, sizeof(digest), "%08lx", topology_digest(p->ct));
+	rm_record_set(&r, "topology", digest);
+	set_field(&r, "cpus", p->all);
+	rm_topo_nodes_of(p->t, p->all, nodes);
+	set_field(&r, "nodes", nodes);
+	rm_state_add(&p->st, &r);
+	/* a stable insertion sort by rank: few records, mostly in order */
+	for (i = 1; i < p->st.nrecords; i++) {
+		struct rm_record tmp = p->st.records[i];
+
+		for (j = i; j > 0 && record_rank(&p->st.records[j - 1]) > record_rank(&tmp); j--)
+			p->st.records[j] = p->st.records[j - 1];
+		p->st.records[j] = tmp;
+	}
+	hwloc_bitmap_free(nodes);
+}
+
+size_t pool_wants(const struct pool *p, const struct rm_record *records, size_t n,
+		  struct rm_cgroup_want **wantp)
+{
+	struct rm_cgroup_want *want = xcalloc(n + 1, sizeof(*want));
+	hwloc_bitmap_t exclusive = hwloc_bitmap_alloc(), cpus, mems;
+	size_t k = 0, i;
+
+	for (i = 0; i < n; i++) {
+		const struct rm_record *r = &records[i];
+
+		if (strcmp(rm_record_kind(r), "owner"))
+			continue;
+		cpus = hwloc_bitmap_alloc();
+		mems = hwloc_bitmap_alloc();
+		pool_owner_cpus(r, cpus);
+		rm_cpulist_parse(rm_record_get(r, "mems") ?: "", mems, NULL);
+		if (hwloc_bitmap_iszero(mems))
+			pool_mems(p, cpus, mems);
+		hwloc_bitmap_or(exclusive, exclusive, cpus);
+		want[k++] = (struct rm_cgroup_want){
+			rm_record_get(r, "owner"), cpus, mems,
+			!strcmp(rm_record_get(r, "isolate") ?: "no", "yes"),
+		};
+	}
+	/* the shared pool of these records */
+	cpus = hwloc_bitmap_alloc();
+	hwloc_bitmap_andnot(cpus, p->all, exclusive);
+	for (i = 0; i < n; i++)
+		if (!strcmp(rm_record_kind(&records[i]), "reserved") &&
+		    !strcmp(rm_record_get(&records[i], "strict") ?: "no", "yes")) {
+			rm_cpulist_parse(rm_record_get(&records[i], "reserved"), exclusive, NULL);
+			hwloc_bitmap_andnot(cpus, cpus, exclusive);
+		}
+	want[k++] = (struct rm_cgroup_want){ RM_CGROUP_SHARED, cpus,
+					     hwloc_bitmap_dup(p->memnodes), false };
+	hwloc_bitmap_free(exclusive);
+	*wantp = want;
+	return k;
+}
+
+void pool_wants_free(struct rm_cgroup_want *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		hwloc_bitmap_free((hwloc_bitmap_t)want[i].cpus);
+		hwloc_bitmap_free((hwloc_bitmap_t)want[i].mems);
+	}
+	free(want);
+}
+
+static int sync_cgroups(struct pool *p, const struct rm_record *records, size_t n, char **msg)
+{
+	struct rm_cgroup_want *want;
+	size_t k = pool_wants(p, records, n, &want);
+	int rc = rm_cgroups_sync(&p->cg, want, k, msg);
+
+	pool_wants_free(want, k);
+	return rc;
+}
+
+void pool_commit(struct pool *p)
+{
+	char *msg = NULL, *msg2 = NULL;
+	int saved;
+
+	set_topology_record(p);
+	if (p->cgroups && sync_cgroups(p, p->st.records, p->st.nrecords, &msg))
+		errx(RM_EXIT_FAILURE, "%s; nothing was changed", msg);
+	if (rm_state_commit(&p->st) == 0)
+		return;
+	saved = errno;
+	if (p->cgroups && sync_cgroups(p, p->before, p->nbefore, &msg2))
+		errx(RM_EXIT_FAILURE, "cannot write %s: %s; the cgroups could not be put back (%s): "
+		     "'rm-cpuset apply' makes them match the state", p->st.path, strerror(saved),
+		     msg2);
+	errx(RM_EXIT_FAILURE, "cannot write %s: %s; nothing was changed", p->st.path,
+	     strerror(saved));
+}
+
+void pool_remove_cgroups(struct pool *p)
+{
+	char *msg = NULL;
+
+	if (!p->have_cgroups)
+		return;
+	/* fails, changing nothing, while processes are in the shared pool's cgroup */
+	if (rm_cgroups_sync(&p->cg, NULL, 0, &msg) == 0)
+		rm_cgroups_remove_parent(&p->cg, &msg);
+	free(msg);
+}
+
+/* The logical indexes of the objects of TYPE that hold CPUs of CPUS. */
+static void objects_of(const struct pool *p, hwloc_obj_type_t type, hwloc_const_bitmap_t cpus,
+		       hwloc_bitmap_t ids)
+{
+	hwloc_obj_t o = NULL;
+
+	hwloc_bitmap_zero(ids);
+	while ((o = hwloc_get_next_obj_by_type(p->t->topo, type, o)))
+		if (hwloc_bitmap_intersects(o->cpuset, cpus))
+			hwloc_bitmap_set(ids, o->logical_index);
+}
+
+void pool_print_owner(const struct pool *p, struct rm_out *out, const struct rm_record *r)
+{
+	hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
+	const char *owner = rm_record_get(r, "owner"), *v;
+	char *cg = p->have_cgroups ? rm_cgroups_path(&p->cg, owner) : NULL;
+
+	pool_owner_cpus(r, cpus);
+	rm_out_begin(out);
+	rm_out_str(out, OWNER_OWNER, owner);
+	rm_out_set(out, OWNER_CPUS, cpus);
+	if (rm_cpulist_parse(rm_record_get(r, "mems") ?: "-", set, NULL) == 0)
+		rm_out_set(out, OWNER_MEMS, set);
+	objects_of(p, HWLOC_OBJ_CORE, cpus, set);
+	rm_out_set(out, OWNER_CORES, set);
+	rm_topo_nodes_of(p->t, cpus, set);
+	rm_out_set(out, OWNER_NODES, set);
+	rm_out_str(out, OWNER_CGROUP, cg);
+	rm_out_int(out, OWNER_COUNT, hwloc_bitmap_weight(cpus));
+	objects_of(p, HWLOC_OBJ_PACKAGE, cpus, set);
+	rm_out_set(out, OWNER_PACKAGES, set);
+	rm_out_bool(out, OWNER_ISOLATE, !strcmp(rm_record_get(r, "isolate") ?: "no", "yes"));
+	if ((v = rm_record_get(r, "pid")) && strcmp(v, "-"))
+		rm_out_int(out, OWNER_PID, strtoll(v, NULL, 10));
+	if ((v = rm_record_get(r, "created")))
+		rm_out_int(out, OWNER_CREATED, strtoll(v, NULL, 10));
+	rm_out_end(out);
+	free(cg);
+	hwloc_bitmap_free(cpus);
+	hwloc_bitmap_free(set);
+}
+
+void pool_print_owners(const struct pool *p, const struct rm_common *c,
+		       const struct rm_record *recs, size_t n)
+{
+	struct rm_out *out = rm_out_new(&c->out, "allocations", owner_cols, owner_ncols,
+					owner_defaults, true);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rm_record_kind(&recs[i]), "owner"))
+			pool_print_owner(p, out, &recs[i]);
+	rm_out_close(out);
+	rm_out_flush();
+}
+
+void pool_list_columns(const struct rm_common *c)
+{
+	if (c->out.list_columns) {
+		rm_out_list_columns(&c->out, owner_cols, owner_ncols, owner_defaults);
+		exit(RM_EXIT_SUCCESS);
+	}
+}

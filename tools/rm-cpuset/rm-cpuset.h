@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rm-cpuset's commands and the CPU pool they share: topology, state and cgroups. */
+#ifndef RM_CPUSET_TOOL_H
+#define RM_CPUSET_TOOL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "cgroup.h"
+#include "cpualloc.h"
+#include "options.h"
+#include "output.h"
+#include "state.h"
+#include "topology.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The state file: $RM_STATE_DIR/cpuset.state */
+#define CPUSET_STATE "cpuset"
+
+int cmd_show(int argc, char **argv, struct rm_common *c);
+int cmd_list(int argc, char **argv, struct rm_common *c);
+int cmd_alloc(int argc, char **argv, struct rm_common *c);
+int cmd_release(int argc, char **argv, struct rm_common *c);
+int cmd_reserve(int argc, char **argv, struct rm_common *c);
+int cmd_run(int argc, char **argv, struct rm_common *c);
+int cmd_apply(int argc, char **argv, struct rm_common *c);
+int cmd_gc(int argc, char **argv, struct rm_common *c);
+int cmd_export(int argc, char **argv, struct rm_common *c);
+int cmd_accept_topology(int argc, char **argv, struct rm_common *c);
+
+/* --no-cgroups: keep allocations in the state only. */
+extern bool opt_no_cgroups;
+
+/*
+ * The CPUs as the state divides them. The state holds, in order: one topology record (the CPUs
+ * it was made for), at most one reserved record, and one owner record per allocation:
+ *   topology=DIGEST cpus=LIST nodes=LIST
+ *   reserved=LIST strict=yes|no
+ *   owner=NAME cpus=LIST mems=LIST count=N isolate=yes|no pid=PID|- start=TICKS|- created=EPOCH
+ */
+struct pool {
+	struct rm_common *c;
+	struct rm_topo *t;
+	struct rm_cputopo *ct;
+	struct rm_state st;
+	bool cgroups;               /* cgroups are kept in step with the state */
+	bool have_cgroups;          /* cg below is open */
+	struct rm_cgroups cg;
+	hwloc_bitmap_t all;         /* the online CPUs the allocator knows */
+	hwloc_bitmap_t memnodes;    /* NUMA nodes with memory */
+	hwloc_bitmap_t reserved;    /* system-reserved CPUs */
+	bool strict;                /* reserved CPUs never in the shared pool */
+	hwloc_bitmap_t exclusive;   /* every owner's CPUs */
+	struct rm_record *before;   /* the records as read, to undo cgroup changes */
+	size_t nbefore;
+};
+
+enum pool_flags {
+	POOL_WRITE = 1 << 0,          /* lock for a change */
+	POOL_ANY_TOPOLOGY = 1 << 1,   /* do not refuse a state made for other CPUs */
+	POOL_NEED_CGROUPS = 1 << 2,   /* fail when cgroups are wanted but not available */
+};
+
+/* Load the topology and the state; exits with a message on failure (1, or 2 for bad input). */
+void pool_open(struct pool *p, struct rm_common *c, unsigned flags);
+void pool_close(struct pool *p);
+
+/* Refuse (exit 1) a state made for other CPUs, saying what changed and how to recover. */
+void pool_check_topology(struct pool *p);
+
+/* The shared pool: all CPUs but the exclusive ones (and the reserved ones when strict). */
+void pool_shared(const struct pool *p, hwloc_bitmap_t set);
+/* The CPUs an allocation may take: the shared pool minus the reserved CPUs. */
+void pool_free(const struct pool *p, hwloc_bitmap_t set);
+/* The memory nodes for CPUS: their NUMA nodes that have memory, else every node with memory. */
+void pool_mems(const struct pool *p, hwloc_const_bitmap_t cpus, hwloc_bitmap_t mems);
+
+/* Owner records: index of NAME or -1; a record's CPU set. */
+long pool_find(const struct pool *p, const char *owner);
+void pool_owner_cpus(const struct rm_record *r, hwloc_bitmap_t cpus);
+
+/* Add an allocation record (PID 0 for none) and update the sets. */
+void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus, bool isolate,
+	      pid_t pid);
+/* Remove the allocation at INDEX and update the sets. */
+void pool_remove(struct pool *p, size_t index);
+/* Set the reservation. */
+void pool_set_reserved(struct pool *p, hwloc_const_bitmap_t cpus, bool strict);
+
+/*
+ * Write the state and bring the cgroups in step: cgroups first (undone by the cgroup module on
+ * failure), then the state file; when the state cannot be written the cgroups are put back.
+ * Exits 1 with a message on failure, having changed nothing.
+ */
+void pool_commit(struct pool *p);
+
+/* The cgroups RECORDS want: one per owner, then the shared pool's. Returns the count. */
+size_t pool_wants(const struct pool *p, const struct rm_record *records, size_t n,
+		  struct rm_cgroup_want **want);
+void pool_wants_free(struct rm_cgroup_want *want, size_t n);
+
+/* With no allocation left: remove the shared pool's cgroup and the parent, unless processes are
+ * still in them. */
+void pool_remove_cgroups(struct pool *p);
+
+/* Allocation records: the columns, the defaults and one record. */
+extern const struct rm_column owner_cols[];
+extern const size_t owner_ncols;
+extern const char owner_defaults[];
+void pool_print_owner(const struct pool *p, struct rm_out *out, const struct rm_record *r);
+/* A listing of the owner records among RECS; --list-columns of allocations (exits). */
+void pool_print_owners(const struct pool *p, const struct rm_common *c,
+		       const struct rm_record *recs, size_t n);
+void pool_list_columns(const struct rm_common *c);
+void pool_free_records(struct rm_record *r, size_t n);
+
+/* Pool records (reserved, shared, exclusive, free); only the reserved one when RESERVED_ONLY.
+ * With P NULL: print the columns (--list-columns) and exit. */
+void print_pools(const struct pool *p, const struct rm_common *c, bool reserved_only);
+
+/* Exit status for a cpualloc return value, printing MSG. */
+__attribute__((noreturn))
+void pool_fail(int rc, char *msg);
+
+/* An allocation request: the options alloc and run share. */
+struct alloc_req {
+	unsigned count;            /* 0: not given */
+	const char *owner;
+	struct rm_cpualloc_opts opts;
+	enum rm_tm_policy policy;
+	hwloc_bitmap_t numa;       /* --numa-node, NULL when not given */
+	const char *near;          /* --near DEVICE or "-" */
+	hwloc_bitmap_t from;       /* --from, NULL when not given */
+	bool isolate;
+	bool dry_run;
+};
+
+/* The alloc options as an argp child; its input is a struct alloc_req. */
+extern const struct argp alloc_argp;
+void alloc_req_free(struct alloc_req *r);
+
+/* Check the owner's name: valid, not the shared pool's, not taken. Exits 2 otherwise. */
+void alloc_check_owner(const struct pool *p, const char *owner);
+
+/* Choose R->count CPUs for R in P's free CPUs into RESULT; exits 2 or 3 with a message. */
+void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result);
+
+/* The start time of PID (clock ticks after boot, /proc/PID/stat field 22); 0 when gone. */
+unsigned long long process_start_time(pid_t pid);
+
+#endif

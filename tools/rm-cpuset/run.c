@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rm-cpuset run and gc: a command on its own CPUs, and allocations whose command is gone. */
+#include "config.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <numa.h>
+
+#include "exitcodes.h"
+#include "rm-cpuset.h"
+#include "xalloc.h"
+
+/* As env(1) and nice(1): the tool failed, the command cannot run, the command was not found. */
+enum { EXIT_RUN_FAILED = 125, EXIT_CANNOT_EXEC = 126, EXIT_NOT_FOUND = 127 };
+
+enum { OPT_SHARED = 0x200 };
+
+struct run_args {
+	struct alloc_req req;
+	bool shared;
+	char **cmd;
+};
+
+static const struct argp_option run_options[] = {
+	{ "shared", OPT_SHARED, NULL, 0, "run on the shared pool instead of exclusive CPUs", 0 },
+	{ 0 }
+};
+
+static error_t run_parse(int key, char *arg, struct argp_state *state)
+{
+	struct run_args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->req;
+		break;
+	case OPT_SHARED:
+		a->shared = true;
+		break;
+	case ARGP_KEY_ARG:
+		/* the command and its arguments: everything from here on */
+		a->cmd = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!a->cmd)
+			argp_error(state, "missing COMMAND");
+		if (a->shared && (a->req.count || a->req.owner))
+			argp_error(state, "--shared takes no --count or --owner");
+		if (!a->shared && !a->req.count && !a->req.owner)
+			argp_error(state, "give --count N, --owner NAME or --shared");
+		if (a->req.dry_run)
+			argp_error(state, "run has no --dry-run (alloc --dry-run shows the choice)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* What the command gets: its cgroup, CPUs and memory nodes. */
+struct placement {
+	char *name;
+	hwloc_bitmap_t cpus, mems;
+	bool have_cgroups;
+	struct rm_cgroups cg;
+	bool allocated; /* released when the command ends */
+};
+
+static void take_placement(struct pool *p, struct placement *pl, const char *name)
+{
+	pl->name = xstrdup(name);
+	pl->have_cgroups = p->have_cgroups;
+	if (p->have_cgroups) { /* the pool is closed before the command runs; keep its cgroups */
+		pl->cg = p->cg;
+		p->have_cgroups = false;
+	}
+}
+
+static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
+{
+	struct pool p;
+	long i;
+
+	pl->cpus = hwloc_bitmap_alloc();
+	pl->mems = hwloc_bitmap_alloc();
+	if (a->shared) {
+		/* commit creates the shared cgroup when nothing has yet */
+		pool_open(&p, c, POOL_WRITE | POOL_NEED_CGROUPS);
+		pool_commit(&p);
+		pool_shared(&p, pl->cpus);
+		hwloc_bitmap_copy(pl->mems, p.memnodes);
+		take_placement(&p, pl, RM_CGROUP_SHARED);
+	} else if (a->req.owner && !a->req.count) {
+		pool_open(&p, c, 0);
+		if ((i = pool_find(&p, a->req.owner)) < 0)
+			rm_usage_errx("no such owner: '%s' (give --count N to allocate)",
+				      a->req.owner);
+		pool_owner_cpus(&p.st.records[i], pl->cpus);
+		pool_mems(&p, pl->cpus, pl->mems);
+		take_placement(&p, pl, a->req.owner);
+	} else {
+		char *generated = NULL;
+
+		if (!a->req.owner)
+			a->req.owner = generated = xasprintf("run-%d", (int)getpid());
+		alloc_check_owner(NULL, a->req.owner);
+		pool_open(&p, c, POOL_WRITE | POOL_NEED_CGROUPS);
+		alloc_check_owner(&p, a->req.owner);
+		if (a->req.isolate && (!p.have_cgroups || p.cg.version != RM_CGROUP_V2))
+			rm_usage_errx("--isolate needs cgroup v2 cpuset partitions");
+		alloc_choose(&p, &a->req, pl->cpus);
+		pool_add(&p, a->req.owner, pl->cpus, a->req.isolate, getpid());
+		pool_commit(&p);
+		pool_mems(&p, pl->cpus, pl->mems);
+		take_placement(&p, pl, a->req.owner);
+		pl->allocated = true;
+		free(generated);
+		a->req.owner = NULL;
+	}
+	pool_close(&p);
+}
+
+/* In the child: join the cgroup, set the affinity and the memory policy, exec. */
+__attribute__((noreturn))
+static void child(struct placement *pl, char **cmd)
+{
+	cpu_set_t *mask;
+	size_t size;
+	int max = hwloc_bitmap_last(pl->cpus);
+	unsigned i;
+	char *msg = NULL;
+
+	if (pl->have_cgroups && rm_cgroups_attach(&pl->cg, pl->name, getpid(), &msg)) {
+		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		_exit(EXIT_RUN_FAILED);
+	}
+	mask = CPU_ALLOC(max + 1);
+	size = CPU_ALLOC_SIZE(max + 1);
+	CPU_ZERO_S(size, mask);
+	hwloc_bitmap_foreach_begin(i, pl->cpus)
+		CPU_SET_S(i, size, mask);
+	hwloc_bitmap_foreach_end();
+	if (sched_setaffinity(0, size, mask)) {
+		fprintf(stderr, "%s: cannot set the CPU affinity: %s\n",
+			program_invocation_short_name, strerror(errno));
+		_exit(EXIT_RUN_FAILED);
+	}
+	CPU_FREE(mask);
+	if (numa_available() >= 0) {
+		struct bitmask *nodes = numa_allocate_nodemask();
+
+		hwloc_bitmap_foreach_begin(i, pl->mems)
+			if (i < nodes->size)
+				numa_bitmask_setbit(nodes, i);
+		hwloc_bitmap_foreach_end();
+		errno = 0;
+		numa_set_membind(nodes);
+		if (errno && errno != ENOSYS) {
+			fprintf(stderr, "%s: cannot bind memory to NUMA nodes: %s\n",
+				program_invocation_short_name, strerror(errno));
+			_exit(EXIT_RUN_FAILED);
+		}
+		numa_free_nodemask(nodes);
+	}
+	execvp(cmd[0], cmd);
+	fprintf(stderr, "%s: cannot run '%s': %s\n", program_invocation_short_name, cmd[0],
+		strerror(errno));
+	_exit(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
+}
+
+static pid_t child_pid;
+
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+/* Release what run allocated, if it is still ours. */
+static void release(struct rm_common *c, struct placement *pl)
+{
+	char pid[32];
+	struct pool p;
+	long i;
+
+	pool_open(&p, c, POOL_WRITE | POOL_ANY_TOPOLOGY);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	i = pool_find(&p, pl->name);
+	if (i >= 0 && !strcmp(rm_record_get(&p.st.records[i], "pid") ?: "-", pid)) {
+		pool_remove(&p, (size_t)i);
+		pool_commit(&p);
+	}
+	pool_close(&p);
+}
+
+int cmd_run(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp_child children[] = { { &alloc_argp, 0, NULL, 0 }, { 0 } };
+	static const struct argp argp = {
+		run_options, run_parse, "[--count N | --owner NAME | --shared] -- COMMAND [ARGS...]",
+		"Run COMMAND in an owner's cgroup, on its CPUs, with its memory bound to their NUMA "
+		"nodes. With --count the CPUs are allocated first (to --owner, or to run-PID) and "
+		"released when the command ends; with --owner alone an existing allocation is used. "
+		"Exits with the command's status (its signal is raised again); 125: rm-cpuset "
+		"failed, 126: COMMAND cannot run, 127: not found.",
+		children, NULL, NULL
+	};
+	struct sigaction fwd = { .sa_handler = forward }, ign = { .sa_handler = SIG_IGN };
+	struct run_args a = { 0 };
+	struct placement pl = { 0 };
+	int status, sig;
+
+	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_OUTPUT | RM_PARSE_IN_ORDER);
+	if (c->topology || c->sysroot)
+		rm_usage_errx("run needs this machine's topology (no --topology or --sysroot)");
+	place(c, &a, &pl);
+
+	fflush(stdout);
+	child_pid = fork();
+	if (child_pid < 0)
+		err(EXIT_RUN_FAILED, "cannot fork");
+	if (child_pid == 0)
+		child(&pl, a.cmd);
+	/* the terminal's signals reach the command too; others are passed on */
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGQUIT, &ign, NULL);
+	sigaction(SIGTERM, &fwd, NULL);
+	sigaction(SIGHUP, &fwd, NULL);
+	while (waitpid(child_pid, &status, 0) < 0)
+		if (errno != EINTR)
+			err(EXIT_RUN_FAILED, "cannot wait for '%s'", a.cmd[0]);
+	if (pl.allocated)
+		release(c, &pl);
+	if (pl.have_cgroups)
+		rm_cgroups_close(&pl.cg);
+	hwloc_bitmap_free(pl.cpus);
+	hwloc_bitmap_free(pl.mems);
+	free(pl.name);
+	alloc_req_free(&a.req);
+	if (WIFSIGNALED(status)) {
+		struct rlimit no_core = { 0, 0 };
+		sigset_t set;
+
+		sig = WTERMSIG(status);
+		setrlimit(RLIMIT_CORE, &no_core); /* the command dumped already, if it did */
+		signal(sig, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		fflush(stdout);
+		raise(sig);
+		return 128 + sig;
+	}
+	return WEXITSTATUS(status);
+}
+
+/* ---- gc ---- */
+
+enum { OPT_DRY_RUN = 0x300 };
+
+static error_t gc_parse(int key, char *arg, struct argp_state *state)
+{
+	bool *dry_run = state->input;
+
+	switch (key) {
+	case OPT_DRY_RUN:
+		*dry_run = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* Whether the process recorded in R (pid and start time) still runs. */
+static bool owner_alive(const struct rm_record *r)
+{
+	const char *pid = rm_record_get(r, "pid"), *start = rm_record_get(r, "start");
+	unsigned long long now;
+
+	if (!pid || !strcmp(pid, "-"))
+		return true; /* not made by run: released by hand only */
+	now = process_start_time((pid_t)strtol(pid, NULL, 10));
+	return now && start && now == strtoull(start, NULL, 10);
+}
+
+int cmd_gc(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp_option options[] = {
+		{ "dry-run", OPT_DRY_RUN, NULL, 0, "print what would be released, change nothing",
+		  0 },
+		{ 0 }
+	};
+	static const struct argp argp = {
+		options, gc_parse, NULL,
+		"Release the allocations made by 'rm-cpuset run' whose process is gone (killed "
+		"before it could release them), and print them.",
+		NULL, NULL, NULL
+	};
+	struct rm_record *gone;
+	size_t ngone = 0;
+	bool dry_run = false;
+	struct pool p;
+
+	rm_parse_command(&argp, argc, argv, c, &dry_run, 0);
+	pool_list_columns(c);
+	pool_open(&p, c, dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
+	gone = xcalloc(p.st.nrecords, sizeof(*gone));
+	for (size_t i = 0; i < p.st.nrecords;) {
+		struct rm_record *r = &p.st.records[i];
+
+		if (strcmp(rm_record_kind(r), "owner") || owner_alive(r)) {
+			i++;
+			continue;
+		}
+		rm_record_copy(&gone[ngone++], r);
+		pool_remove(&p, i);
+	}
+	if (ngone && !dry_run)
+		pool_commit(&p);
+	pool_print_owners(&p, c, gone, ngone);
+	pool_free_records(gone, ngone);
+	pool_close(&p);
+	return RM_EXIT_SUCCESS;
+}
