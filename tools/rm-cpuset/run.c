@@ -129,6 +129,15 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 	pool_close(&p);
 }
 
+static bool affinity_is(const cpu_set_t *want, size_t size)
+{
+	cpu_set_t *now = CPU_ALLOC(size * 8);
+	bool same = sched_getaffinity(0, size, now) == 0 && CPU_EQUAL_S(size, now, want);
+
+	CPU_FREE(now);
+	return same;
+}
+
 /* In the child: join the cgroup, set the affinity and the memory policy, exec. */
 __attribute__((noreturn))
 static void child(struct placement *pl, char **cmd)
@@ -149,7 +158,10 @@ static void child(struct placement *pl, char **cmd)
 	hwloc_bitmap_foreach_begin(i, pl->cpus)
 		CPU_SET_S(i, size, mask);
 	hwloc_bitmap_foreach_end();
-	if (sched_setaffinity(0, size, mask)) {
+	/* Joining a cpuset sets the affinity to its CPUs; a mask set here would also stay with
+	 * the process when its owner is released and it moves to the shared pool. So it is set
+	 * only where the cgroup did not do it (no cgroups, or an inherited narrower mask). */
+	if (!(pl->have_cgroups && affinity_is(mask, size)) && sched_setaffinity(0, size, mask)) {
 		fprintf(stderr, "%s: cannot set the CPU affinity: %s\n",
 			program_invocation_short_name, strerror(errno));
 		_exit(EXIT_RUN_FAILED);
