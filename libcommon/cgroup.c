@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Cpusets in cgroups below the rmtools parent: find the hierarchy, sync the children, undo on failure. */
+/* Cpusets in cgroups below the rmtools parent: find the hierarchy, sync children, undo failures. */
 #include "config.h"
 
 #include <ctype.h>
@@ -347,7 +347,8 @@ int rm_cgroups_open(struct rm_cgroups *cg, char **errmsg)
 		}
 		cg->partitions = rc == 0 && detect_partitions(cg);
 		if (cg->partitions && rc == 0 && file_exists(cg->parent, "cpuset.cpus.exclusive")) {
-			/* our isolated partitions' CPUs are no longer in the root's effective set */
+			/* our isolated partitions' CPUs have left the root's effective set; they are
+			 * still ours to give (else a second sync with the same wants is refused) */
 			hwloc_bitmap_t ours = hwloc_bitmap_alloc();
 
 			path = xasprintf("%s/cpuset.cpus.exclusive", cg->parent);
@@ -759,7 +760,8 @@ static const struct rm_cgroup_want *find_want(const struct rm_cgroup_want *want,
 	return NULL;
 }
 
-#define ISOLATE_NEEDS "--isolate needs cgroup v2 cpuset partitions (cpuset.cpus.exclusive, Linux 6.7+)"
+#define ISOLATE_NEEDS \
+	"--isolate needs cgroup v2 cpuset partitions (cpuset.cpus.exclusive, Linux 6.7+)"
 
 /* Everything that can be refused before any write. */
 static int check_wants(const struct rm_cgroups *cg, const struct rm_cgroup_want *want, size_t n,

@@ -25,7 +25,8 @@ struct rm_cgroups {
 	enum rm_cgroup_version version;
 	char *mount;  /* the hierarchy's mount point: /sys/fs/cgroup/cpuset (v1), /sys/fs/cgroup (v2) */
 	char *parent; /* MOUNT/rmtools (v1) or MOUNT/rmtools.slice (v2) */
-	hwloc_bitmap_t cpus, mems; /* what the hierarchy's root offers (its effective sets) */
+	hwloc_bitmap_t cpus, mems; /* what the hierarchy's root offers (its effective sets; v2:
+				    * plus the parent's cpuset.cpus.exclusive, our partitions) */
 	bool partitions; /* v2 only: cpuset.cpus.partition and cpuset.cpus.exclusive exist */
 };
 

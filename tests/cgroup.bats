@@ -2,44 +2,29 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The cgroup module: real v1 cpusets (root), a FUSE fake of cgroup v2, and finding the hierarchy.
 load test_helper
+load cgroup_helper
 
-V1ROOT=/sys/fs/cgroup/cpuset
-V1=$V1ROOT/rmtools
+V1ROOT=$V1_CPUSET
+V1=$V1_PARENT
 
 setup() {
 	tc="$RM_BUILDDIR/tests/unit/test-cgroup"
-	FAKE="$RM_SRCDIR/tests/fake-cgroupfs.py"
-	PY=${RM_PYTHON:-/usr/bin/python3}
-	MOUNTS=() FAKE_PIDS=() SLEEPS=()
-	V1_CLEANUP=
+	SLEEPS=()
 }
 
 teardown() {
-	local p m i
+	local p
 	for p in "${SLEEPS[@]}"; do
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
-	for m in "${MOUNTS[@]}"; do
-		umount "$m" 2>/dev/null || fusermount -u "$m" 2>/dev/null || true
-	done
-	for p in "${FAKE_PIDS[@]}"; do
-		for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill "$p" 2>/dev/null || true
-	done
-	if [ -n "$V1_CLEANUP" ] && [ -d "$V1" ]; then
-		# anything left goes back to the root cpuset, then the cgroups go, deepest first
-		local f t
-		while read -r f; do
-			while read -r t; do echo "$t" > "$V1ROOT/tasks" 2>/dev/null || true; done < "$f"
-		done < <(find "$V1" -name tasks)
-		find "$V1" -depth -type d -exec rmdir {} \;
-	fi
+	fakes_cleanup
+	v1_cpuset_cleanup
 }
 
 # A sleeping process that bats does not wait for; killed in teardown. Sets $pid.
 start_sleep() {
-	sleep 600 </dev/null >/dev/null 2>&1 3>&- &
+	sleep 600 </dev/null >/dev/null 2>&1 3>&- 9>&- &
 	pid=$!
 	SLEEPS+=("$pid")
 }
@@ -49,13 +34,10 @@ start_sleep() {
 # Root, the v1 cpuset hierarchy, no cpuset in the unified one, and no rmtools parent already
 # (someone else's: not ours to touch). Sets ALL, FIRST, LAST (CPUs) and MEM (a node).
 require_v1() {
-	require_root
-	[ -f "$V1ROOT/cpuset.cpus" ] || skip "no cgroup v1 cpuset hierarchy at $V1ROOT"
-	[ ! -e "$V1" ] || skip "$V1 exists already; not touching it"
+	require_v1_cpuset
 	export RM_CGROUP_ROOT=/sys/fs/cgroup
 	run -0 "$tc" info
-	[[ $output == "version=1 "* ]] || skip "the cpuset controller is on the unified hierarchy here"
-	V1_CLEANUP=1
+	[[ $output == "version=1 "* ]] || fail "expected the v1 hierarchy: $output"
 	ALL=$(cat "$V1ROOT/cpuset.effective_cpus")
 	FIRST=${ALL%%[-,]*}
 	LAST=${ALL##*[-,]}
@@ -156,24 +138,6 @@ dump_v1() {
 
 # ---- the FUSE fake of cgroup v2 ----
 
-require_fuse() {
-	require_root
-	[ -c /dev/fuse ] || skip "no /dev/fuse"
-	"$PY" -c 'import fusepy' 2>/dev/null || "$PY" -c 'import fuse' 2>/dev/null ||
-		skip "python3-fusepy is not installed (apt-get install python3-fusepy fuse3)"
-}
-
-# start_fake DIR [fake-cgroupfs.py options]: mount the fake at DIR until teardown.
-start_fake() {
-	local dir=$1 fpid
-	shift
-	mkdir -p "$dir"
-	fpid=$("$PY" "$FAKE" "$dir" "$@" --background --log "$BATS_TEST_TMPDIR/fake.log") ||
-		fail "fake-cgroupfs.py did not mount $dir: $(cat "$BATS_TEST_TMPDIR/fake.log")"
-	MOUNTS+=("$dir")
-	FAKE_PIDS+=("$fpid")
-}
-
 # start_v2 [options]: a fake with 16 CPUs and 2 nodes as RM_CGROUP_ROOT ($R).
 start_v2() {
 	R=$BATS_TEST_TMPDIR/cg
@@ -181,12 +145,6 @@ start_v2() {
 	export RM_CGROUP_ROOT=$R
 }
 
-# Every directory and file of the tree with its contents, one a line.
-dump_tree() {
-	(cd "$1" && find . | sort | while read -r f; do
-		if [ -d "$f" ]; then echo "$f/"; else echo "$f: $(tr '\n' ' ' < "$f")"; fi
-	done)
-}
 
 # unchanged_since FILE: the tree is as dumped to FILE.
 unchanged_since() {

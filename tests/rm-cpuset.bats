@@ -310,7 +310,7 @@ refused() {
 	run -0 rm-cpuset --no-cgroups reserve 0
 	run -0 rm-cpuset --no-cgroups alloc --count 1 --owner manual
 	run -0 rm-cpuset --no-cgroups release manual
-	rm-cpuset --no-cgroups run --count 1 --owner job -- sleep 30 &
+	rm-cpuset --no-cgroups run --count 1 --owner job -- sleep 30 3>&- &
 	runner=$!
 	for _ in $(seq 50); do rm-cpuset --no-cgroups list -o owner | grep -q job && break; sleep 0.1; done
 	run -0 rm-cpuset --no-cgroups gc --dry-run

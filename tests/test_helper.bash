@@ -46,3 +46,4 @@ usage_error() {
 	[[ ${stderr_lines[0]} == *"$msg"* ]] ||
 		fail "first line of stderr: '${stderr_lines[0]}', expected: '$msg'"
 }
+

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# rm-cpuset's cgroups for real on this machine's v1 cpuset hierarchy (root only).
+# rm-cpuset's cgroups: for real on this machine's v1 cpuset hierarchy, and on a FUSE fake of v2.
 load ../test_helper
+load ../cgroup_helper
 
-V1=/sys/fs/cgroup/cpuset/rmtools
+V1=$V1_PARENT
 
 setup() {
 	export RM_STATE_DIR="$BATS_TEST_TMPDIR/state"
@@ -11,33 +12,19 @@ setup() {
 }
 
 teardown() {
-	local p d
+	local p
 	for p in "${SLEEPS[@]}"; do
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
-	[ "$(id -u)" -eq 0 ] || return 0
-	rm-cpuset release --all >/dev/null 2>&1 || true
-	# whatever a failed test left: processes back to the root, then the directories
-	if [ -d "$V1" ]; then
-		for d in "$V1"/*/ "$V1"/; do
-			[ -f "$d/cgroup.procs" ] || continue
-			while read -r p; do
-				echo "$p" >/sys/fs/cgroup/cpuset/cgroup.procs 2>/dev/null || true
-			done <"$d/cgroup.procs"
-		done
-		for d in "$V1"/*/; do [ -d "$d" ] && rmdir "$d" 2>/dev/null || true; done
-		rmdir "$V1" 2>/dev/null || true
-	fi
+	[ -z "$V1_HELD" ] || rm-cpuset release --all >/dev/null 2>&1 || true
+	v1_cpuset_cleanup
+	fakes_cleanup
 }
 
 require_v1() {
-	require_root
-	[ -f /sys/fs/cgroup/cpuset/cpuset.cpus ] || skip "no v1 cpuset hierarchy here"
-	grep -qw cpuset /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null &&
-		skip "the unified hierarchy holds cpuset here"
+	require_v1_cpuset
 	[ "$(nproc --all)" -ge 2 ] || skip "needs 2 CPUs"
-	[ ! -e "$V1" ] || skip "$V1 exists already: not ours to change"
 }
 
 @test "v1: alloc makes the owner's and the shared pool's cgroups with their CPUs and nodes" {
@@ -75,7 +62,7 @@ require_v1() {
 @test "v1: release moves the owner's processes to the shared pool" {
 	require_v1
 	run -0 rm-cpuset alloc --count 1 --owner web
-	rm-cpuset run --owner web -- sleep 60 &
+	rm-cpuset run --owner web -- sleep 60 3>&- 9>&- &
 	SLEEPS+=($!)
 	for _ in $(seq 50); do pid=$(cat "$V1/web/cgroup.procs"); [ -n "$pid" ] && break; sleep 0.1; done
 	[ -n "$pid" ] || fail "the command never joined $V1/web"
@@ -123,4 +110,84 @@ require_v1() {
 	[[ $stderr == *"--isolate needs cgroup v2 cpuset partitions"* ]]
 	[ ! -e "$V1" ]
 	[ ! -e "$RM_STATE_DIR/cpuset.state" ]
+}
+
+# ---- cgroup v2, on the fake: 16 CPUs in 2 nodes, as the synthetic topology below ----
+
+T16="package:2 numa:1 core:4 pu:2"
+
+start_v2() {
+	require_fuse
+	R=$BATS_TEST_TMPDIR/cg
+	start_fake "$R" --cpus 0-15 --mems 0-1 "$@"
+	export RM_CGROUP_ROOT=$R
+	P=$R/rmtools.slice
+}
+
+@test "v2 (fake): alloc makes rmtools.slice with cpuset enabled, the owner's and the shared cgroups" {
+	start_v2
+	run -0 rm-cpuset --topology "$T16" alloc --count 4 --owner web
+	assert_output "owner=web cpus=0-3 mems=0 cores=0-1 nodes=0 cgroup=$P/web"
+	run -0 cat "$R/cgroup.subtree_control" "$P/cgroup.subtree_control"
+	assert_line --index 0 --partial cpuset
+	assert_line --index 1 --partial cpuset
+	run -0 cat "$P/web/cpuset.cpus" "$P/web/cpuset.mems" "$P/shared/cpuset.cpus" "$P/shared/cpuset.mems"
+	assert_output $'0-3\n0\n4-15\n0-1'
+	run -0 cat "$P/web/cpuset.cpus.partition"
+	assert_output member
+	run -0 rm-cpuset --topology "$T16" release web
+	[ ! -e "$P/web" ]
+	assert_equal "$(cat "$P/shared/cpuset.cpus")" 0-15
+	run -0 rm-cpuset --topology "$T16" release --all
+	[ ! -e "$P" ]
+}
+
+@test "v2 (fake): --isolate makes an isolated partition; release gives the CPUs back" {
+	start_v2
+	run -0 rm-cpuset --topology "$T16" alloc --count 4 --owner rt --isolate -o +isolate
+	assert_output --partial 'cpus=0-3 '
+	assert_output --partial ' isolate=yes'
+	run -0 cat "$P/rt/cpuset.cpus.partition" "$R/cpuset.cpus.isolated"
+	assert_output $'isolated\n0-3'
+	run -0 rm-cpuset --topology "$T16" apply --dry-run -o cgroup,action
+	assert_output $'cgroup=rt action=keep\ncgroup=shared action=keep'
+	run -0 rm-cpuset --topology "$T16" release rt
+	run -0 cat "$R/cpuset.cpus.isolated"
+	assert_output ''
+}
+
+@test "v2 (fake): a partition the kernel refuses fails the alloc, leaving state and tree as they were" {
+	start_v2
+	run -0 rm-cpuset --topology "$T16" alloc --count 2 --owner web
+	# someone else's cgroup holds CPUs 4-7 exclusively
+	mkdir "$R/other"
+	echo 4-7 >"$R/other/cpuset.cpus.exclusive"
+	dump_tree "$R" >"$BATS_TEST_TMPDIR/before"
+	state=$(md5sum <"$RM_STATE_DIR/cpuset.state")
+	run -1 --separate-stderr rm-cpuset --topology "$T16" alloc --count 4 --owner rt --isolate --from 4-15
+	[[ $stderr == *"nothing was changed"* ]] || fail "$stderr"
+	dump_tree "$R" >"$BATS_TEST_TMPDIR/after"
+	run diff -u "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+	assert_success
+	assert_equal "$(md5sum <"$RM_STATE_DIR/cpuset.state")" "$state"
+}
+
+@test "v2 (fake): without partitions --isolate is refused with exit 2" {
+	start_v2 --no-partitions
+	run -2 --separate-stderr rm-cpuset --topology "$T16" alloc --count 2 --owner rt --isolate
+	assert_equal "$stderr" "rm-cpuset: --isolate needs cgroup v2 cpuset partitions (cpuset.cpus.exclusive, Linux 6.7 or later)"
+	[ ! -e "$RM_STATE_DIR/cpuset.state" ]
+}
+
+@test "v2 (fake): no cpuset controller: a clear message, exit 1, nothing changed" {
+	start_v2 --no-cpuset
+	run -1 --separate-stderr rm-cpuset --topology "$T16" alloc --count 2 --owner web
+	[[ $stderr == "rm-cpuset: no cpuset cgroup controller"*"--no-cgroups keeps allocations in the state only" ]] ||
+		fail "$stderr"
+	[ ! -e "$RM_STATE_DIR/cpuset.state" ]
+	[ ! -e "$P" ]
+	# reading still works, and --no-cgroups allocates in the state only
+	run -0 rm-cpuset --topology "$T16" list
+	run -0 rm-cpuset --topology "$T16" --no-cgroups alloc --count 2 --owner web
+	assert_output --partial 'cgroup=-'
 }

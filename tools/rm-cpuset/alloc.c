@@ -73,7 +73,7 @@ static hwloc_bitmap_t parse_set_arg(struct argp_state *state, const char *opt, c
 static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 {
 	struct alloc_req *r = state->input;
-	char *end, *msg = NULL;
+	char *end;
 	unsigned long n;
 	int policy;
 
@@ -128,7 +128,6 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 		r->dry_run = true;
 		break;
 	default:
-		(void)msg;
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
@@ -151,6 +150,15 @@ void alloc_check_owner(const struct pool *p, const char *owner)
 		rm_usage_errx("invalid owner name: '%s' names the shared pool", owner);
 	if (p && pool_find(p, owner) >= 0)
 		rm_usage_errx("owner '%s' already has CPUs (release it first)", owner);
+}
+
+void alloc_check_isolate(const struct pool *p)
+{
+	if (!p->have_cgroups || !p->cg.partitions)
+		rm_usage_errx("--isolate needs cgroup v2 cpuset partitions (%s)",
+			      !p->have_cgroups ? "no cgroups are kept here" :
+			      p->cg.version == RM_CGROUP_V1 ? "this machine uses the v1 cpuset controller" :
+			      "cpuset.cpus.exclusive, Linux 6.7 or later");
 }
 
 /* The NUMA node of a PCI device, from sysfs (under --sysroot); -1 when the kernel has none. */
@@ -326,10 +334,8 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	alloc_check_owner(NULL, r.owner);
 	pool_open(&p, c, (r.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS));
 	alloc_check_owner(&p, r.owner);
-	if (r.isolate && (!p.have_cgroups || p.cg.version != RM_CGROUP_V2))
-		rm_usage_errx("--isolate needs cgroup v2 cpuset partitions%s",
-			      p.have_cgroups ? " (this machine uses the v1 cpuset controller)" :
-					       "");
+	if (r.isolate)
+		alloc_check_isolate(&p);
 	alloc_choose(&p, &r, cpus);
 	pool_add(&p, r.owner, cpus, r.isolate, 0);
 	if (!r.dry_run)

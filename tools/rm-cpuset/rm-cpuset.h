@@ -143,6 +143,9 @@ void alloc_req_free(struct alloc_req *r);
 /* Check the owner's name: valid, not the shared pool's, not taken. Exits 2 otherwise. */
 void alloc_check_owner(const struct pool *p, const char *owner);
 
+/* Refuse (exit 2) --isolate where cgroup v2 cpuset partitions are not available. */
+void alloc_check_isolate(const struct pool *p);
+
 /* Choose R->count CPUs for R in P's free CPUs into RESULT; exits 2 or 3 with a message. */
 void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result);
 

@@ -115,8 +115,8 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 		alloc_check_owner(NULL, a->req.owner);
 		pool_open(&p, c, POOL_WRITE | POOL_NEED_CGROUPS);
 		alloc_check_owner(&p, a->req.owner);
-		if (a->req.isolate && (!p.have_cgroups || p.cg.version != RM_CGROUP_V2))
-			rm_usage_errx("--isolate needs cgroup v2 cpuset partitions");
+		if (a->req.isolate)
+			alloc_check_isolate(&p);
 		alloc_choose(&p, &a->req, pl->cpus);
 		pool_add(&p, a->req.owner, pl->cpus, a->req.isolate, getpid());
 		pool_commit(&p);
