@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -214,6 +215,25 @@ int rm_state_open(struct rm_state *st, const char *name, enum rm_state_mode mode
 	return 0;
 }
 
+/*
+ * Remove the temporary files of writers killed before their rename: only the holder of the
+ * exclusive lock makes them, so any found while holding it are a dead writer's.
+ */
+static void remove_stale_temps(const struct rm_state *st)
+{
+	char *prefix = xasprintf(".%s.state.", st->name);
+	size_t plen = strlen(prefix);
+	DIR *d = opendir(st->dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, plen) && strlen(e->d_name) == plen + 6)
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	free(prefix);
+}
+
 int rm_state_commit(struct rm_state *st)
 {
 	char *body = NULL, *tmp;
@@ -231,6 +251,7 @@ int rm_state_commit(struct rm_state *st)
 	if (fclose(mem) != 0)
 		return -1;
 
+	remove_stale_temps(st);
 	tmp = xasprintf("%s/.%s.state.XXXXXX", st->dir, st->name);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)

@@ -43,7 +43,8 @@ const char *rm_state_dir(void);
  */
 int rm_state_open(struct rm_state *st, const char *name, enum rm_state_mode mode, char **errmsg);
 
-/* Write the records: temp file, fsync, rename over NAME.state, fsync of the directory.
+/* Write the records: temp file (.NAME.state.XXXXXX), fsync, rename over NAME.state, fsync of
+ * the directory. Temp files left by writers killed before their rename are removed first.
  * Needs RM_STATE_WRITE. Returns 0, or -1 with errno set (the old file is left whole). */
 int rm_state_commit(struct rm_state *st);
 

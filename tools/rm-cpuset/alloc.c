@@ -244,9 +244,15 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 	int rc;
 
 	if ((rc = rm_cpualloc_check_opts(p->ct, &r->opts, r->policy, &msg)))
-		pool_fail(rc, msg);
-	if (r->from && rm_topo_check_cpus(p->t, r->from, &msg))
-		rm_usage_errx("--from: %s", msg);
+		goto out;
+	if (r->from && rm_topo_check_cpus(p->t, r->from, &msg)) {
+		char *m = xasprintf("--from: %s", msg);
+
+		free(msg);
+		msg = m;
+		rc = RM_CPUALLOC_EINVAL;
+		goto out;
+	}
 	provider_nodes(p, r, provider);
 
 	/* the static policy takes from the default cpuset minus the reserved CPUs */
@@ -259,31 +265,38 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 	/* Without CPUs reserved in it, the shared pool keeps one CPU of its own. */
 	pool_shared(p, rest);
 	if (!hwloc_bitmap_intersects(rest, p->reserved) && hwloc_bitmap_isincluded(rest, avail) &&
-	    r->count >= (unsigned)hwloc_bitmap_weight(rest))
-		pool_fail(RM_CPUALLOC_ENOSPC,
-			  xasprintf("not enough free CPUs: requested %u, available %u (the shared "
-				    "pool keeps at least one CPU; reserve CPUs to let allocations "
-				    "take the rest)", r->count, hwloc_bitmap_weight(rest) - 1));
-
+	    r->count >= (unsigned)hwloc_bitmap_weight(rest)) {
+		msg = xasprintf("not enough free CPUs: requested %u, available %u (the shared pool "
+				"keeps at least one CPU; reserve CPUs to let allocations take the "
+				"rest)", r->count, hwloc_bitmap_weight(rest) - 1);
+		rc = RM_CPUALLOC_ENOSPC;
+		goto out;
+	}
 	if (r->policy == RM_TM_NONE) {
 		/* no topology manager: --numa-node and --near are a plain preference */
 		hwloc_bitmap_copy(hint, provider);
 	} else if ((rc = rm_cpualloc_hint(p->ct, avail, r->count, provider, r->policy, &r->opts,
 					  hint, NULL, &msg))) {
-		pool_fail(rc, msg);
+		goto out;
 	}
-	if (nfree < r->count)
-		pool_fail(RM_CPUALLOC_ENOSPC,
-			  xasprintf("not enough free CPUs: requested %u, available %u%s", r->count,
-				    nfree, r->from ? " in --from" : ""));
-	if ((rc = rm_cpualloc_allocate(p->ct, shared, p->reserved, r->count, &r->opts, hint,
-				       result, &msg)))
-		pool_fail(rc, msg);
+	if (nfree < r->count) {
+		msg = xasprintf("not enough free CPUs: requested %u, available %u%s", r->count,
+				nfree, r->from ? " in --from" : "");
+		rc = RM_CPUALLOC_ENOSPC;
+		goto out;
+	}
+	rc = rm_cpualloc_allocate(p->ct, shared, p->reserved, r->count, &r->opts, hint, result,
+				  &msg);
+out:
 	hwloc_bitmap_free(shared);
 	hwloc_bitmap_free(avail);
 	hwloc_bitmap_free(provider);
 	hwloc_bitmap_free(hint);
 	hwloc_bitmap_free(rest);
+	if (rc) {
+		pool_close(p);
+		pool_fail(rc, msg);
+	}
 }
 
 /* ---- alloc ---- */
@@ -508,19 +521,32 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 	if (a.set && rm_cpulist_parse(a.set, set, &msg))
 		rm_usage_errx("invalid SET: %s", msg);
 	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
+	rc = 0;
 	if (a.set && !hwloc_bitmap_isincluded(set, p.all)) {
+		char *list;
+
 		hwloc_bitmap_andnot(clash, set, p.all);
-		msg = rm_cpulist_format(clash);
-		rm_usage_errx("not an online CPU of this machine: '%s'", msg);
+		list = rm_cpulist_format(clash);
+		msg = xasprintf("not an online CPU of this machine: '%s'", list);
+		free(list);
+		rc = RM_CPUALLOC_EINVAL;
 	}
-	if (a.have_count && (rc = rm_cpualloc_reserve(p.ct, a.count, &no_opts, set, &msg)))
-		pool_fail(rc, msg);
+	if (!rc && a.have_count)
+		rc = rm_cpualloc_reserve(p.ct, a.count, &no_opts, set, &msg);
 	hwloc_bitmap_and(clash, set, p.exclusive);
-	if (!hwloc_bitmap_iszero(clash)) {
-		msg = rm_cpulist_format(clash);
-		warnx("CPUs %s are allocated to owners; release them first, or reserve other CPUs",
-		      msg);
-		exit(a.have_count ? RM_EXIT_NORESOURCE : RM_EXIT_USAGE);
+	if (!rc && !hwloc_bitmap_iszero(clash)) {
+		char *list = rm_cpulist_format(clash);
+
+		msg = xasprintf("CPUs %s are allocated to owners; release them first, or reserve "
+				"other CPUs", list);
+		free(list);
+		rc = a.have_count ? RM_CPUALLOC_ENOSPC : RM_CPUALLOC_EINVAL;
+	}
+	if (rc) {
+		hwloc_bitmap_free(set);
+		hwloc_bitmap_free(clash);
+		pool_close(&p);
+		pool_fail(rc, msg);
 	}
 	pool_set_reserved(&p, set, a.strict);
 	if (!a.dry_run)

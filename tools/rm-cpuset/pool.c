@@ -225,11 +225,18 @@ void pool_check_topology(struct pool *p)
 	hwloc_bitmap_andnot(added, p->all, was);
 	g = rm_cpulist_format(gone);
 	a = rm_cpulist_format(added);
-	errx(RM_EXIT_FAILURE, "the CPUs changed since the state %s was made (%s%s%s%s%s%s%s%s); "
-	     "'rm-cpuset accept-topology' keeps the allocations that still fit", p->st.path,
-	     *g ? "CPUs " : "", g, *g ? " are gone" : "", *g && *a ? ", " : "",
-	     *a ? "CPUs " : "", a, *a ? " are new" : "",
-	     *g || *a ? "" : "the CPUs' cores, packages or NUMA nodes differ");
+	hwloc_bitmap_free(was);
+	hwloc_bitmap_free(gone);
+	hwloc_bitmap_free(added);
+	warnx("the CPUs changed since the state %s was made (%s%s%s%s%s%s%s%s); "
+	      "'rm-cpuset accept-topology' keeps the allocations that still fit", p->st.path,
+	      *g ? "CPUs " : "", g, *g ? " are gone" : "", *g && *a ? ", " : "",
+	      *a ? "CPUs " : "", a, *a ? " are new" : "",
+	      *g || *a ? "" : "the CPUs' cores, packages or NUMA nodes differ");
+	free(g);
+	free(a);
+	pool_close(p);
+	exit(RM_EXIT_FAILURE);
 }
 
 void pool_shared(const struct pool *p, hwloc_bitmap_t set)
