@@ -1143,7 +1143,7 @@ int rm_cpualloc_take(const struct rm_cputopo *t, hwloc_const_bitmap_t available,
 
 	hwloc_bitmap_zero(result);
 	if (o && o->full_pcpus_only && t->threads_per_core && count % t->threads_per_core) {
-		*errmsg = xasprintf("requested %u CPUs is not a multiple of the %u CPUs per core",
+		*errmsg = xasprintf("requested %u CPUs, not a multiple of the %u CPUs per core",
 				    count, t->threads_per_core);
 		rc = RM_CPUALLOC_EINVAL;
 		goto out;
@@ -1186,7 +1186,7 @@ static int check_full_pcpus(const struct rm_cputopo *t, const unsigned char *sha
 	unsigned phys = 0, i;
 
 	if (t->threads_per_core && count % t->threads_per_core) {
-		*errmsg = xasprintf("requested %u CPUs is not a multiple of the %u CPUs per core",
+		*errmsg = xasprintf("requested %u CPUs, not a multiple of the %u CPUs per core",
 				    count, t->threads_per_core);
 		return RM_CPUALLOC_EINVAL;
 	}

@@ -179,6 +179,10 @@ static int parse_wrapped(const struct argp *argp, int argc, char **argv, struct 
 
 	if (flags & RM_PARSE_NO_OUTPUT)
 		children[2].argp = NULL;
+	if (flags & RM_PARSE_NO_INPUT) { /* keep the list terminated where the output child was */
+		children[1] = children[2];
+		children[2].argp = NULL;
+	}
 	/* usage and doc come from the child: argp prints every argp's own */
 	struct argp wrapper = { NULL, wrapper_parse, NULL, NULL, children, NULL, NULL };
 	struct parse_input p = { input, c, argc, in_order };

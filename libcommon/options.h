@@ -51,6 +51,7 @@ enum rm_parse_flags {
 	RM_PARSE_NO_OUTPUT = 1 << 0, /* the command prints no records: no output-mode options */
 	RM_PARSE_IN_ORDER = 1 << 1,  /* operands reach the parser in order, before later options
 				      (a parser taking the rest of argv at an operand stops there) */
+	RM_PARSE_NO_INPUT = 1 << 2,  /* the command works on this machine: no --sysroot/--topology */
 };
 
 /*

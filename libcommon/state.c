@@ -181,7 +181,7 @@ int rm_state_open(struct rm_state *st, const char *name, enum rm_state_mode mode
 
 	lockpath = xasprintf("%s/%s.lock", st->dir, name);
 	st->lockfd = open(lockpath, (mode == RM_STATE_WRITE ? O_RDWR | O_CREAT : O_RDONLY) |
-				    O_NOFOLLOW | O_CLOEXEC, 0600);
+				    O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (st->lockfd < 0 && mode == RM_STATE_READ && errno == ENOENT) {
 		free(lockpath);
 		return 0; /* never written */

@@ -452,10 +452,10 @@ HINTS="package:2 numa:1 core:3 pu:2(indexes=0,6,1,7,2,8,3,9,4,10,5,11)"
 @test "full-pcpus-only: a count that is not a multiple of the threads per core is refused" {
 	# GuPodSingleCore, SingleSocketHT, ExpectAllocOneCPU (SMTAlignmentError)
 	run -2 ca --topology "$SINGLE_HT" --full-pcpus-only --reserve-count 1 allocate 1
-	assert_output "test-cpualloc: requested 1 CPUs is not a multiple of the 2 CPUs per core"
+	assert_output "test-cpualloc: requested 1 CPUs, not a multiple of the 2 CPUs per core"
 	# GuPodMultipleCores, topoQuadSocketFourWayHT, ExpectAllocOneCPUs (SMT level 4)
 	run -2 ca --topology "$QUAD" --full-pcpus-only --reserve-count 8 allocate 15
-	assert_output "test-cpualloc: requested 15 CPUs is not a multiple of the 4 CPUs per core"
+	assert_output "test-cpualloc: requested 15 CPUs, not a multiple of the 4 CPUs per core"
 	run -2 ca --topology "$DUAL_HT" --full-pcpus-only take 3
 	assert_output --partial "not a multiple of the 2 CPUs per core"
 	run -0 ca --topology "$DUAL_HT" --full-pcpus-only take 4

@@ -1,31 +1,47 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The man pages and completions against the binary: the same options, fields and commands.
+# The man pages and completions against the binaries: the same options, fields and commands.
 load test_helper
 
-MAN1="$RM_SRCDIR/man/rm-topo.1"
+# The tools whose man page, --help and completions are checked against each other.
+TOOLS=(rm-topo rm-cpuset)
 MAN7="$RM_SRCDIR/man/rmtools.7"
-BASH_COMPLETION="$RM_SRCDIR/completions/bash/rm-topo"
-ZSH_COMPLETION="$RM_SRCDIR/completions/zsh/_rm-topo"
+MAN1="$RM_SRCDIR/man/rm-topo.1" # for the tests of rm-topo's page alone
 
 # ---- helpers ----
 
-# The commands of rm-topo, one a line.
-commands() {
-	rm-topo --list-commands
+# The man page, bash completion and zsh completion of tool $1.
+man1() {
+	printf '%s\n' "$RM_SRCDIR/man/$1.1"
+}
+bash_completion_of() {
+	printf '%s\n' "$RM_SRCDIR/completions/bash/$1"
+}
+zsh_completion_of() {
+	printf '%s\n' "$RM_SRCDIR/completions/zsh/_$1"
 }
 
-# The option column of "rm-topo [CMD] --help", one option a line as a man page tag writes it:
+# The commands of tool $1, one a line.
+commands() {
+	"$1" --list-commands
+}
+
+# The option column of "TOOL [CMD] --help", one option a line as a man page tag writes it:
 # "-o, --output LIST", "--bytes", "-?, --help". argp indents options by 2 or 6 columns and wrapped
-# descriptions by 29, so an indent of at most 8 marks an option.
+# descriptions by 29, so an indent of at most 8 marks an option. help_specs TOOL [CMD]
 help_specs() {
 	# shellcheck disable=SC2086 # no command: the global --help
-	rm-topo $1 --help | sed -n 's/^ \{1,8\}\(-[^ ].*\)$/\1/p' | sed -e 's/  .*//' -e 's/=/ /'
+	"$1" $2 --help | sed -n 's/^ \{1,8\}\(-[^ ].*\)$/\1/p' | sed -e 's/  .*//' -e 's/=/ /'
 }
 
-# The long options of "rm-topo [CMD] --help", one a line, sorted.
+# The long options of "TOOL [CMD] --help", one a line, sorted. help_long TOOL [CMD]
 help_long() {
-	help_specs "$1" | grep -o -- '--[a-z][a-z0-9-]*' | LC_ALL=C sort -u
+	help_specs "$1" "$2" | grep -o -- '--[a-z][a-z0-9-]*' | LC_ALL=C sort -u
+}
+
+# The fields of "TOOL CMD --list-columns --raw" (its output in $output).
+list_columns() {
+	run -0 "$1" "$2" --list-columns --raw
 }
 
 # Roff text made plain: no font escapes, "\-" as "-", quotes and backslashes as themselves.
@@ -68,9 +84,11 @@ option_tags() {
 	tags | grep -E -- '^-' || true
 }
 
-# The completions bash offers for LINE, sorted, one a line. "|" marks the cursor (default: the
-# end of LINE). What the completion asks of compopt is written to $BATS_TEST_TMPDIR/compopt.
+# The completions bash offers for LINE, sorted, one a line; LINE starts with the tool's name.
+# "|" marks the cursor (default: the end of LINE). What the completion asks of compopt is written
+# to $BATS_TEST_TMPDIR/compopt.
 bash_complete() {
+	local tool=${1%% *}
 	[ -r /usr/share/bash-completion/bash_completion ] || skip "bash-completion is not installed"
 	run -0 bash --norc --noprofile -c '
 		source /usr/share/bash-completion/bash_completion || exit 3
@@ -100,156 +118,219 @@ bash_complete() {
 		COMP_WORDS=("${W[@]}")
 		COMP_LINE=$before$after
 		COMP_POINT=${#before}
-		_rm_topo rm-topo "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+		"_${4//-/_}" "$4" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
 		if ((${#COMPREPLY[@]})); then
 			printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort
 		fi
-	' _ "$BASH_COMPLETION" "$1" "$BATS_TEST_TMPDIR"
+	' _ "$(bash_completion_of "$tool")" "$1" "$BATS_TEST_TMPDIR" "$tool"
 }
 
 setup() {
-	command -v rm-topo >/dev/null || skip "rm-topo is not built"
+	local tool
+	for tool in "${TOOLS[@]}"; do
+		command -v "$tool" >/dev/null || skip "$tool is not built"
+	done
 }
 
-# ---- rm-topo(1) and --help: the same options ----
+# ---- man pages and --help: the same options ----
 
-@test "docs: rm-topo.1 names every long option of rm-topo --help and of each command's" {
-	local cmd opt missing=''
-	for cmd in "" $(commands); do
-		for opt in $(help_long "$cmd"); do
-			# roff writes every '-' of an option as '\-'
-			grep -qF -- "${opt//-/\\-}" "$MAN1" || missing+=" ${cmd:-(global)}:$opt"
+@test "docs: each tool's page names every long option of its --help and of each command's" {
+	local tool cmd opt missing=''
+	for tool in "${TOOLS[@]}"; do
+		for cmd in "" $(commands "$tool"); do
+			for opt in $(help_long "$tool" "$cmd"); do
+				# roff writes every '-' of an option as '\-'
+				grep -qF -- "${opt//-/\\-}" "$(man1 "$tool")" ||
+					missing+=" $tool ${cmd:-(global)}:$opt"
+			done
 		done
 	done
-	[ -n "$(help_long cpus)" ]
+	[ -n "$(help_long rm-topo cpus)" ]
+	[ -n "$(help_long rm-cpuset alloc)" ]
 	assert_equal "$missing" ""
 }
 
-@test "docs: rm-topo.1 names no option that rm-topo lacks" {
-	local all opt extra='' n=0
-	all=$(for cmd in "" $(commands); do help_specs "$cmd"; done)
-	# every --long in the page, and every -x in an option tag
-	while IFS= read -r opt; do
-		printf '%s\n' "$all" | grep -qE -- "(^| )${opt//\?/[?]}(,| |\$)" || extra+=" $opt"
-		n=$((n + 1))
-	done < <(grep -o -- '\\-\\-[a-z][a-z0-9]*\(\\-[a-z0-9]\+\)*' "$MAN1" | unroff | sort -u
-		option_tags <"$MAN1" | grep -o -- '^-[^-]' | sort -u)
-	[ "$n" -gt 20 ]
+@test "docs: each tool's page names no option that the tool lacks" {
+	local tool page all opt extra='' n
+	for tool in "${TOOLS[@]}"; do
+		page=$(man1 "$tool")
+		all=$(for cmd in "" $(commands "$tool"); do help_specs "$tool" "$cmd"; done)
+		n=0
+		# every --long in the page, and every -x in an option tag
+		while IFS= read -r opt; do
+			printf '%s\n' "$all" | grep -qE -- "(^| )${opt//\?/[?]}(,| |\$)" || extra+=" $tool:$opt"
+			n=$((n + 1))
+		done < <(grep -o -- '\\-\\-[a-z][a-z0-9]*\(\\-[a-z0-9]\+\)*' "$page" | unroff | sort -u
+			option_tags <"$page" | grep -o -- '^-[^-]' | sort -u)
+		[ "$n" -gt 20 ]
+	done
 	assert_equal "$extra" ""
 }
 
-@test "docs: rm-topo.1 pairs short and long options and names their values as --help does" {
-	local tagged cmd spec missing=''
-	tagged=$(option_tags <"$MAN1")
-	for cmd in "" $(commands); do
-		while IFS= read -r spec; do
-			printf '%s\n' "$tagged" | grep -qxF -- "$spec" || missing+=" ${cmd:-(global)}:'$spec'"
-		done < <(help_specs "$cmd")
+@test "docs: each tool's page pairs short and long options and names their values as --help does" {
+	local tool tagged cmd spec missing=''
+	for tool in "${TOOLS[@]}"; do
+		tagged=$(option_tags <"$(man1 "$tool")")
+		for cmd in "" $(commands "$tool"); do
+			while IFS= read -r spec; do
+				printf '%s\n' "$tagged" | grep -qxF -- "$spec" ||
+					missing+=" $tool ${cmd:-(global)}:'$spec'"
+			done < <(help_specs "$tool" "$cmd")
+		done
 	done
 	assert_equal "$missing" ""
 }
 
 @test "docs: each command's own options are under COMMANDS, in a part that names the command" {
-	local global cmd title spec problems='' named
-	global=$(help_specs "")
-	for cmd in $(commands); do
-		# options the global level does not have ("-c, --cpus SET", "-o, --output FILE")
-		while IFS= read -r spec; do
-			printf '%s\n' "$global" | grep -qxF -- "$spec" && continue
-			named=
-			while IFS= read -r title; do
-				printf '%s\n' "$title" | tr -c 'a-z\n' ' ' | grep -qw -- "$cmd" || continue
-				man_subsection "$MAN1" COMMANDS "$title" | option_tags | grep -qxF -- "$spec" &&
-					named=1
-			done < <(man_titles "$MAN1" COMMANDS)
-			[ -n "$named" ] || problems+=" $cmd:'$spec'"
-		done < <(help_specs "$cmd")
-	done
-	# and the other way: an option under a part is an option of every command the part names
-	while IFS= read -r title; do
-		for cmd in $(printf '%s\n' "$title" | tr -c 'a-z\n' ' '); do
-			commands | grep -qx -- "$cmd" || continue
+	local tool page global cmd title spec problems='' named
+	for tool in "${TOOLS[@]}"; do
+		page=$(man1 "$tool")
+		global=$(help_specs "$tool" "")
+		for cmd in $(commands "$tool"); do
+			# options the global level does not have ("-c, --cpus SET", "-o, --output FILE")
 			while IFS= read -r spec; do
-				help_specs "$cmd" | grep -qxF -- "$spec" || problems+=" '$title' names '$spec'"
-			done < <(man_subsection "$MAN1" COMMANDS "$title" | option_tags)
+				printf '%s\n' "$global" | grep -qxF -- "$spec" && continue
+				named=
+				while IFS= read -r title; do
+					# command names are lower case and may hold '-' (accept-topology)
+					printf '%s\n' "$title" | tr -c 'a-z\n-' ' ' | grep -qw -- "$cmd" || continue
+					man_subsection "$page" COMMANDS "$title" | option_tags | grep -qxF -- "$spec" &&
+						named=1
+				done < <(man_titles "$page" COMMANDS)
+				[ -n "$named" ] || problems+=" $tool $cmd:'$spec'"
+			done < <(help_specs "$tool" "$cmd")
 		done
-	done < <(man_titles "$MAN1" COMMANDS)
+		# and the other way: an option under a part is an option of every command the part names
+		while IFS= read -r title; do
+			for cmd in $(printf '%s\n' "$title" | tr -c 'a-z\n-' ' '); do
+				commands "$tool" | grep -qx -- "$cmd" || continue
+				while IFS= read -r spec; do
+					help_specs "$tool" "$cmd" | grep -qxF -- "$spec" ||
+						problems+=" $tool '$title' names '$spec'"
+				done < <(man_subsection "$page" COMMANDS "$title" | option_tags)
+			done
+		done < <(man_titles "$page" COMMANDS)
+	done
 	assert_equal "$problems" ""
 }
 
 @test "docs: the shared options are under OPTIONS, and OPTIONS has no other" {
-	local global tagged spec problems=''
-	global=$(help_specs "")
-	tagged=$(man_section "$MAN1" OPTIONS | option_tags)
-	[ -n "$tagged" ]
-	while IFS= read -r spec; do
-		printf '%s\n' "$tagged" | grep -qxF -- "$spec" || problems+=" missing:'$spec'"
-	done <<<"$global"
-	while IFS= read -r spec; do
-		printf '%s\n' "$global" | grep -qxF -- "$spec" || problems+=" extra:'$spec'"
-	done <<<"$tagged"
-	assert_equal "$problems" ""
-}
-
-@test "docs: commands without output modes say so in rm-topo.1, the others do not" {
-	local cmd text problems='' without=0
-	for cmd in $(commands); do
-		text=$(man_subsection "$MAN1" COMMANDS "$cmd" | unroff | tr '\n' ' ')
-		[ -n "$text" ] || { problems+=" $cmd:no-part"; continue; }
-		if help_long "$cmd" | grep -qx -- --json; then
-			[[ $text != *"no output-mode options"* ]] || problems+=" $cmd:says-none"
-		else
-			without=$((without + 1))
-			[[ $text == *"no output-mode options"* ]] || problems+=" $cmd:says-nothing"
-		fi
+	local tool global tagged spec problems=''
+	for tool in "${TOOLS[@]}"; do
+		global=$(help_specs "$tool" "")
+		tagged=$(man_section "$(man1 "$tool")" OPTIONS | option_tags)
+		[ -n "$tagged" ]
+		while IFS= read -r spec; do
+			printf '%s\n' "$tagged" | grep -qxF -- "$spec" || problems+=" $tool missing:'$spec'"
+		done <<<"$global"
+		while IFS= read -r spec; do
+			printf '%s\n' "$global" | grep -qxF -- "$spec" || problems+=" $tool extra:'$spec'"
+		done <<<"$tagged"
 	done
-	[ "$without" -gt 0 ]
 	assert_equal "$problems" ""
 }
 
-# ---- rm-topo(1) OUTPUT and --list-columns: the same fields ----
+@test "docs: commands without output modes say so in the page, the others do not" {
+	local tool cmd text problems='' without
+	for tool in "${TOOLS[@]}"; do
+		without=0
+		for cmd in $(commands "$tool"); do
+			text=$(man_subsection "$(man1 "$tool")" COMMANDS "$cmd" | unroff | tr '\n' ' ')
+			[ -n "$text" ] || { problems+=" $tool $cmd:no-part"; continue; }
+			if help_long "$tool" "$cmd" | grep -qx -- --json; then
+				[[ $text != *"no output-mode options"* ]] || problems+=" $tool $cmd:says-none"
+			else
+				without=$((without + 1))
+				[[ $text == *"no output-mode options"* ]] || problems+=" $tool $cmd:says-nothing"
+			fi
+		done
+		[ "$without" -gt 0 ]
+	done
+	assert_equal "$problems" ""
+}
+
+# ---- OUTPUT and --list-columns: the same fields ----
 
 @test "docs: OUTPUT lists every field of every command, in order, with its type and default" {
-	local cmd kind title expected actual problems=''
-	for cmd in $(commands); do
-		help_long "$cmd" | grep -qx -- --list-columns || continue
-		run -0 rm-topo "$cmd" --list-columns --raw
-		[ -n "$output" ]
-		expected=$(printf '%s\n' "$output" | awk '{
-			printf "%s (%s%s)\n", $1, $2, $3 == "no" ? ", not shown by default" : "" }')
-		kind=${output%% *}
-		title=$(man_titles "$MAN1" OUTPUT | grep -E "^$kind records: " | grep -E "rm-topo $cmd(,|\$)")
-		if [ -z "$title" ]; then
-			problems+=" $cmd:no-'$kind records'-part"
-			continue
-		fi
-		actual=$(man_subsection "$MAN1" OUTPUT "$title" | sed -n 's/^\.BR \([a-z0-9_]*\) " (\(.*\))"$/\1 (\2)/p')
-		[ "$actual" = "$expected" ] || problems+=$'\n'"$cmd: page has"$'\n'"$actual"$'\n'"binary has"$'\n'"$expected"
+	local tool page cmd kind title expected actual problems=''
+	for tool in "${TOOLS[@]}"; do
+		page=$(man1 "$tool")
+		for cmd in $(commands "$tool"); do
+			help_long "$tool" "$cmd" | grep -qx -- --list-columns || continue
+			list_columns "$tool" "$cmd"
+			[ -n "$output" ]
+			expected=$(printf '%s\n' "$output" | awk '{
+				printf "%s (%s%s)\n", $1, $2, $3 == "no" ? ", not shown by default" : "" }')
+			kind=${output%% *}
+			title=$(man_titles "$page" OUTPUT | grep -E "^$kind records: " |
+				grep -E "$tool $cmd(,|\$)")
+			if [ -z "$title" ]; then
+				problems+=" $tool $cmd:no-'$kind records'-part"
+				continue
+			fi
+			actual=$(man_subsection "$page" OUTPUT "$title" |
+				sed -n 's/^\.BR \([a-z0-9_]*\) " (\(.*\))"$/\1 (\2)/p')
+			[ "$actual" = "$expected" ] ||
+				problems+=$'\n'"$tool $cmd: page has"$'\n'"$actual"$'\n'"binary has"$'\n'"$expected"
+		done
 	done
 	assert_equal "$problems" ""
 }
 
 @test "docs: OUTPUT lists the fields of --list-columns records" {
-	local keys documented
-	run -0 rm-topo cpus --list-columns
-	keys=$(printf '%s\n' "${lines[0]}" | grep -o '\(^\| \)[a-z_]*=' | tr -d ' =')
-	documented=$(man_subsection "$MAN1" OUTPUT "column records: --list-columns" |
-		sed -n 's/^\.BR \([a-z_]*\) ".*/\1/p')
-	[ -n "$keys" ]
-	assert_equal "$documented" "$keys"
+	local tool cmd keys documented
+	for tool in "${TOOLS[@]}"; do
+		# the first command that lists columns
+		for cmd in $(commands "$tool"); do
+			help_long "$tool" "$cmd" | grep -qx -- --list-columns && break
+		done
+		run -0 "$tool" "$cmd" --list-columns
+		keys=$(printf '%s\n' "${lines[0]}" | grep -o '\(^\| \)[a-z_]*=' | tr -d ' =')
+		documented=$(man_subsection "$(man1 "$tool")" OUTPUT "column records: --list-columns" |
+			sed -n 's/^\.BR \([a-z_]*\) ".*/\1/p')
+		[ -n "$keys" ]
+		assert_equal "$documented" "$keys"
+	done
 }
 
 @test "docs: the types in OUTPUT are the ones --list-columns uses" {
-	local types documented t missing=''
-	types=$(for cmd in $(commands); do
-		rm-topo "$cmd" --list-columns --raw 2>/dev/null | cut -d' ' -f2
-	done | sort -u)
-	documented=$(man_section "$MAN1" OUTPUT | awk '/^\.SS/ { exit } 1' | tags)
-	for t in $types; do
-		printf '%s\n' "$documented" | grep -qx -- ".B $t" || missing+=" $t"
+	local tool types documented t missing=''
+	for tool in "${TOOLS[@]}"; do
+		types=$(for cmd in $(commands "$tool"); do
+			help_long "$tool" "$cmd" | grep -qx -- --list-columns || continue
+			list_columns "$tool" "$cmd" >/dev/null
+			printf '%s\n' "$output" | cut -d' ' -f2
+		done | sort -u)
+		documented=$(man_section "$(man1 "$tool")" OUTPUT | awk '/^\.SS/ { exit } 1' | tags)
+		for t in $types; do
+			printf '%s\n' "$documented" | grep -qx -- ".B $t" || missing+=" $tool:$t"
+		done
+		[ -n "$types" ]
 	done
-	[ -n "$types" ]
 	assert_equal "$missing" ""
+}
+
+@test "docs: every listing of rm-cpuset answers --list-columns without operands" {
+	local cmd failing=''
+	for cmd in $(commands rm-cpuset); do
+		help_long rm-cpuset "$cmd" | grep -qx -- --list-columns || continue
+		rm-cpuset "$cmd" --list-columns --raw >/dev/null 2>&1 || failing+=" $cmd"
+	done
+	assert_equal "$failing" ""
+}
+
+@test "docs: rm-cpuset OUTPUT lists the fields of show's node records, in order" {
+	local keys documented
+	run -0 rm-cpuset --topology "package:2 numa:2 core:4 pu:2" show
+	keys=$(printf '%s\n' "$output" | grep '^node=' | head -n 1 | grep -o '\(^\| \)[a-z_]*=' |
+		tr -d ' =')
+	documented=$(man_subsection "$(man1 rm-cpuset)" OUTPUT "node records: rm-cpuset show" |
+		sed -n 's/^\.BR \([a-z_]*\) ".*/\1/p')
+	[ -n "$keys" ]
+	assert_equal "$documented" "$keys"
+	# with -o, which applies to the pools only, they keep all their fields
+	run -0 rm-cpuset --topology "package:2 numa:2 core:4 pu:2" show -o pool
+	assert_line "node=0 cpus=0-7 free=0-7 nfree=8 exclusive=\"\" reserved=\"\" shared=0-7"
 }
 
 # ---- rm-topo(1): examples and files ----
@@ -323,11 +404,89 @@ setup() {
 	assert_equal "$unlisted" ""
 }
 
+# ---- rm-cpuset(1): examples ----
+
+# The "$ command" lines of the .EX blocks of section EXAMPLES of PAGE, each with the lines it
+# shows: "command<TAB>line;line;...", one command a line, in page order, a new block marked by an
+# empty line. Folded lines (" \" and an indented continuation) are joined.
+example_pairs() {
+	man_section "$1" EXAMPLES | unroff | awk '
+		function flush() { if (cmd != "") print cmd "\t" out; cmd = ""; out = "" }
+		/^\.EX/ { on = 1; print ""; next }
+		/^\.EE/ { flush(); on = 0; next }
+		!on { next }
+		fold != "" { sub(/^ +/, ""); $0 = fold $0; fold = "" }
+		/ \\$/ { fold = substr($0, 1, length($0) - 1); next }
+		/^\$ / { flush(); cmd = substr($0, 3); next }
+		/^# / { flush(); next }
+		cmd != "" { out = out == "" ? $0 : out ";" $0 }'
+}
+
+@test "docs: the rm-cpuset example session prints what rm-cpuset prints" {
+	local cmd expected got n=0 failed='' block='' in_session=
+	# the block that starts by exporting RM_TOPOLOGY: run in order against one state
+	export TMPDIR=$BATS_TEST_TMPDIR
+	while IFS=$'\t' read -r cmd expected; do
+		if [ -z "$cmd" ]; then
+			[ -n "$in_session" ] && break
+			block=new
+			continue
+		fi
+		if [ "$block" = new ] && [[ $cmd == "export RM_TOPOLOGY="* ]]; then
+			in_session=1
+		fi
+		block=
+		[ -n "$in_session" ] || continue
+		if [[ $cmd == export\ * ]]; then
+			eval "$cmd"
+			continue
+		fi
+		got=$(bash -c "$cmd" 2>/dev/null | paste -sd ';')
+		[[ $got == "$expected" ]] || failed+=$'\n'"$cmd: shows '$expected', prints '$got'"
+		n=$((n + 1))
+	done < <(example_pairs "$(man1 rm-cpuset)")
+	[ -n "$in_session" ]
+	[[ $RM_STATE_DIR == "$BATS_TEST_TMPDIR"/* ]]
+	[ "$n" -ge 8 ]
+	assert_equal "$failed" ""
+}
+
+@test "docs: the other rm-cpuset command lines of EXAMPLES are valid" {
+	local cmdline failed='' n=0
+	export RM_TOPOLOGY="package:2 numa:2 core:4 pu:2"
+	# every "$ rm-cpuset" and "# rm-cpuset" line outside the session, each against a state of its
+	# own with 4 CPUs reserved; run and apply need this machine: their options parse, then they
+	# refuse the described topology
+	while IFS= read -r cmdline; do
+		export RM_STATE_DIR=$BATS_TEST_TMPDIR/state$n
+		rm-cpuset reserve --count 4 --strict >/dev/null
+		run bash -c "$cmdline"
+		case $cmdline in
+		*"rm-cpuset run "*) [[ $output == *"run needs this machine's topology"* ]] ;;
+		*"rm-cpuset apply"*) [[ $output == *"no cgroups are kept for this topology"* ]] ;;
+		*) [ "$status" -eq 0 ] ;;
+		esac || failed+=$'\n'"$cmdline: $status: $output"
+		n=$((n + 1))
+	done < <(man_section "$(man1 rm-cpuset)" EXAMPLES | unroff | awk '
+		/^\.EX/ { on = 1; first = 1; next }
+		/^\.EE/ { on = 0; next }
+		!on { next }
+		first && /^\$ export RM_TOPOLOGY=/ { session = 1 }
+		first && !/^\$ export RM_TOPOLOGY=/ { session = 0 }
+		{ first = 0 }
+		!session && /^[$#] rm-cpuset / { print substr($0, 3) }')
+	[ "$n" -ge 8 ]
+	assert_equal "$failed" ""
+}
+
 # ---- bash completion ----
 
 @test "bash completion: the commands, from --list-commands" {
-	bash_complete 'rm-topo '
-	assert_output "$(commands | LC_ALL=C sort)"
+	local tool
+	for tool in "${TOOLS[@]}"; do
+		bash_complete "$tool "
+		assert_output "$(commands "$tool" | LC_ALL=C sort)"
+	done
 	bash_complete 'rm-topo c'
 	assert_output "$(printf '%s\n' caches calc cores cpus)"
 }
@@ -342,10 +501,12 @@ setup() {
 }
 
 @test "bash completion: every long option of --help is offered after --" {
-	local cmd
-	for cmd in "" $(commands); do
-		bash_complete "rm-topo ${cmd:+$cmd }--"
-		assert_output "$(help_long "$cmd")"
+	local tool cmd
+	for tool in "${TOOLS[@]}"; do
+		for cmd in "" $(commands "$tool"); do
+			bash_complete "$tool ${cmd:+$cmd }--"
+			assert_output "$(help_long "$tool" "$cmd")"
+		done
 	done
 }
 
@@ -372,11 +533,11 @@ setup() {
 	assert_output "$(printf '%s\n' core core_id)"
 	# an option's value is not the command
 	bash_complete "rm-topo --sysroot $BATS_TEST_TMPDIR "
-	assert_output "$(commands | LC_ALL=C sort)"
+	assert_output "$(commands rm-topo | LC_ALL=C sort)"
 	bash_complete "rm-topo -J --sysroot $BATS_TEST_TMPDIR nodes --p"
 	assert_output --package
 	bash_complete 'rm-topo -t --'
-	assert_output "$(help_long '')"
+	assert_output "$(help_long rm-topo '')"
 }
 
 @test "bash completion: directories, files, location types; no ids" {
@@ -400,20 +561,128 @@ setup() {
 	assert_output ''
 }
 
+# State with two owners for the owner completions: RM_STATE_DIR and RM_TOPOLOGY stay exported.
+cpuset_owners() {
+	export RM_TOPOLOGY="package:2 numa:2 core:4 pu:2" RM_STATE_DIR=$BATS_TEST_TMPDIR/state
+	rm-cpuset reserve --count 2 >/dev/null
+	rm-cpuset alloc --count 4 --owner db >/dev/null
+	rm-cpuset alloc --count 2 --owner batch.1 >/dev/null
+}
+
+@test "bash completion: rm-cpuset commands, options, fields and values" {
+	bash_complete 'rm-cpuset a'
+	assert_output "$(printf '%s\n' accept-topology alloc apply)"
+	bash_complete 'rm-cpuset alloc --d'
+	assert_output "$(printf '%s\n' --distribute-cpus-across-cores --distribute-cpus-across-numa \
+		--dry-run)"
+	bash_complete 'rm-cpuset --no-'
+	assert_output --no-cgroups
+	bash_complete 'rm-cpuset list -o c'
+	assert_output "$(printf '%s\n' cgroup cores count cpus created)"
+	bash_complete 'rm-cpuset -o o'
+	assert_output owners
+	bash_complete 'rm-cpuset apply --output=cgroup,a'
+	assert_output cgroup,action
+	bash_complete 'rm-cpuset export '
+	assert_output "$(printf '%s\n' kubelet systemd)"
+	bash_complete 'rm-cpuset alloc --policy '
+	assert_output "$(printf '%s\n' best-effort none restricted single-numa-node)"
+	bash_complete 'rm-cpuset export --policy=s'
+	assert_output single-numa-node
+	bash_complete 'rm-cpuset run -c 2 --policy r'
+	assert_output restricted
+	mkdir "$BATS_TEST_TMPDIR/rootdir"
+	bash_complete "rm-cpuset export systemd --root $BATS_TEST_TMPDIR/roo"
+	assert_output "$BATS_TEST_TMPDIR/rootdir"
+	# counts and sets are not completed
+	bash_complete 'rm-cpuset alloc --count '
+	assert_output ''
+	bash_complete 'rm-cpuset reserve '
+	assert_output ''
+}
+
+@test "bash completion: rm-cpuset --near offers - and the PCI devices" {
+	mkdir -p "$BATS_TEST_TMPDIR/root/sys/bus/pci/devices/0000:3b:00.0" \
+		"$BATS_TEST_TMPDIR/root/sys/bus/pci/devices/0000:af:00.1"
+	RM_SYSROOT=$BATS_TEST_TMPDIR/root bash_complete 'rm-cpuset alloc --near '
+	assert_output "$(printf '%s\n' - 0000:3b:00.0 0000:af:00.1)"
+	bash_complete "rm-cpuset --sysroot $BATS_TEST_TMPDIR/root alloc --near 0000:a"
+	# bash-completion leaves out what is left of the last ':' of the word, as readline wants
+	assert_output af:00.1
+}
+
+@test "bash completion: rm-cpuset owners come from the state" {
+	cpuset_owners
+	bash_complete 'rm-cpuset release '
+	assert_output "$(printf '%s\n' batch.1 db)"
+	bash_complete 'rm-cpuset release d'
+	assert_output db
+	# an owner given already is not offered again
+	bash_complete 'rm-cpuset release db '
+	assert_output batch.1
+	bash_complete 'rm-cpuset list '
+	assert_output "$(printf '%s\n' batch.1 db)"
+	bash_complete 'rm-cpuset -t list b'
+	assert_output batch.1
+	bash_complete 'rm-cpuset run --owner '
+	assert_output "$(printf '%s\n' batch.1 db)"
+	bash_complete 'rm-cpuset run --owner=d'
+	assert_output db
+	# alloc names a new owner
+	bash_complete 'rm-cpuset alloc --owner '
+	assert_output ''
+	# another state: none
+	RM_STATE_DIR=$BATS_TEST_TMPDIR/other bash_complete 'rm-cpuset release '
+	assert_output ''
+	# --topology on the line is passed on, for a state made for that machine
+	unset RM_TOPOLOGY
+	export RM_STATE_DIR=$BATS_TEST_TMPDIR/planned
+	rm-cpuset --topology pu:8 alloc --count 2 --owner solo >/dev/null
+	bash_complete 'rm-cpuset --topology pu:8 release '
+	assert_output solo
+	bash_complete 'rm-cpuset list --topology=pu:8 '
+	assert_output solo
+}
+
+@test "bash completion: rm-cpuset run completes the command to run" {
+	bash_complete 'rm-cpuset run --count 2 -- ech'
+	assert_line echo
+	bash_complete 'rm-cpuset run --shared ech'
+	assert_line echo
+	bash_complete 'rm-cpuset run --count 2 --policy best-effort ech'
+	assert_line echo
+	# the command's own completion takes over: here rm-cpuset's
+	bash_complete 'rm-cpuset run --count 2 -- rm-cpuset '
+	assert_output "$(commands rm-cpuset | LC_ALL=C sort)"
+	bash_complete 'rm-cpuset run --shared -- rm-cpuset export --root'
+	assert_output --root
+	# options of run before the command
+	bash_complete 'rm-cpuset run --sh'
+	assert_output --shared
+	bash_complete 'rm-cpuset run -c 2 --o'
+	assert_output --owner
+}
+
 # ---- zsh completion ----
 
 @test "zsh completion: valid zsh, asks the binary" {
+	local tool file
 	command -v zsh >/dev/null || skip "zsh is not installed"
-	run -0 zsh -n "$ZSH_COMPLETION"
-	run -0 head -n 1 "$ZSH_COMPLETION"
-	assert_output '#compdef rm-topo'
-	grep -q -- '--list-commands' "$ZSH_COMPLETION"
-	grep -q -- '--list-columns' "$ZSH_COMPLETION"
-	grep -q '_call_program' "$ZSH_COMPLETION"
-	grep -q '_arguments' "$ZSH_COMPLETION"
+	for tool in "${TOOLS[@]}"; do
+		file=$(zsh_completion_of "$tool")
+		run -0 zsh -n "$file"
+		run -0 head -n 1 "$file"
+		assert_output "#compdef $tool"
+		grep -q -- '--list-commands' "$file"
+		grep -q -- '--list-columns' "$file"
+		grep -q '_call_program' "$file"
+		grep -q '_arguments' "$file"
+	done
 }
 
-@test "zsh completion: commands, options, fields and locations, from the binary" {
+# What zsh offers for each LINE, typed at an interactive zsh with the completions of
+# completions/zsh: "== LINE" and then one offered word a line. zsh_capture LINE...
+zsh_capture() {
 	command -v zsh >/dev/null || skip "zsh is not installed"
 	zsh -fc 'zmodload zsh/zpty' 2>/dev/null || skip "zsh has no zpty module"
 	# an interactive zsh on a pseudo-terminal; compadd prints what it is given. Each line is typed
@@ -444,40 +713,79 @@ setup() {
 	done
 	zpty -d z
 	EOF
-	run -0 timeout 60 zsh -f "$BATS_TEST_TMPDIR/capture.zsh" "$RM_SRCDIR/completions/zsh" \
-		'rm-topo ' 'rm-topo cpus --o' 'rm-topo cpus -o cpu,co' 'rm-topo -o ma' \
+	run -0 timeout 60 zsh -f "$BATS_TEST_TMPDIR/capture.zsh" "$RM_SRCDIR/completions/zsh" "$@"
+}
+
+# The words offered for LINE in the output of zsh_capture ALL: offered ALL LINE
+offered() {
+	printf '%s\n' "$1" | awk -v l="== $2" '$0 == l { on = 1; next } /^== / { on = 0 } on' |
+		LC_ALL=C sort
+}
+
+@test "zsh completion: commands, options, fields and locations, from the binary" {
+	zsh_capture 'rm-topo ' 'rm-topo cpus --o' 'rm-topo cpus -o cpu,co' 'rm-topo -o ma' \
 		'rm-topo calc --' 'rm-topo calc n' 'rm-topo export '
 	local all=$output
-	offered() {
-		printf '%s\n' "$all" | awk -v l="== $1" '$0 == l { on = 1; next } /^== / { on = 0 } on' |
-			LC_ALL=C sort
-	}
-	assert_equal "$(offered 'rm-topo ')" "$(commands | LC_ALL=C sort)"
-	assert_equal "$(offered 'rm-topo cpus --o')" "$(printf '%s\n' --offline --online --output)"
-	assert_equal "$(offered 'rm-topo cpus -o cpu,co')" "$(printf '%s\n' cpu,core cpu,core_id)"
-	assert_equal "$(offered 'rm-topo -o ma')" machine
-	assert_equal "$(offered 'rm-topo calc --')" "$(help_long calc)"
-	assert_equal "$(offered 'rm-topo calc n')" node:
-	assert_equal "$(offered 'rm-topo export ')" nfd
+	assert_equal "$(offered "$all" 'rm-topo ')" "$(commands rm-topo | LC_ALL=C sort)"
+	assert_equal "$(offered "$all" 'rm-topo cpus --o')" "$(printf '%s\n' --offline --online --output)"
+	assert_equal "$(offered "$all" 'rm-topo cpus -o cpu,co')" "$(printf '%s\n' cpu,core cpu,core_id)"
+	assert_equal "$(offered "$all" 'rm-topo -o ma')" machine
+	assert_equal "$(offered "$all" 'rm-topo calc --')" "$(help_long rm-topo calc)"
+	assert_equal "$(offered "$all" 'rm-topo calc n')" node:
+	assert_equal "$(offered "$all" 'rm-topo export ')" nfd
+}
+
+@test "zsh completion: rm-cpuset commands, options, fields, owners and the command to run" {
+	cpuset_owners
+	mkdir -p "$BATS_TEST_TMPDIR/root/sys/bus/pci/devices/0000:3b:00.0"
+	RM_SYSROOT=$BATS_TEST_TMPDIR/root zsh_capture 'rm-cpuset ' 'rm-cpuset alloc --po' \
+		'rm-cpuset alloc --policy ' 'rm-cpuset list -o ow' 'rm-cpuset release ' \
+		'rm-cpuset release db ' 'rm-cpuset run --owner ' 'rm-cpuset alloc --owner ' \
+		'rm-cpuset export ' 'rm-cpuset run --count 2 -- ech' 'rm-cpuset alloc --near '
+	local all=$output
+	assert_equal "$(offered "$all" 'rm-cpuset ')" "$(commands rm-cpuset | LC_ALL=C sort)"
+	assert_equal "$(offered "$all" 'rm-cpuset alloc --po')" --policy
+	assert_equal "$(offered "$all" 'rm-cpuset alloc --policy ')" \
+		"$(printf '%s\n' best-effort none restricted single-numa-node)"
+	assert_equal "$(offered "$all" 'rm-cpuset list -o ow')" owner
+	assert_equal "$(offered "$all" 'rm-cpuset release ')" "$(printf '%s\n' batch.1 db)"
+	assert_equal "$(offered "$all" 'rm-cpuset release db ')" batch.1
+	assert_equal "$(offered "$all" 'rm-cpuset run --owner ')" "$(printf '%s\n' batch.1 db)"
+	assert_equal "$(offered "$all" 'rm-cpuset alloc --owner ')" ''
+	assert_equal "$(offered "$all" 'rm-cpuset export ')" "$(printf '%s\n' kubelet systemd)"
+	offered "$all" 'rm-cpuset run --count 2 -- ech' | grep -qx echo
+	assert_equal "$(offered "$all" 'rm-cpuset alloc --near ')" "$(printf '%s\n' - 0000:3b:00.0)"
 }
 
 # ---- the pages render ----
 
-@test "docs: man renders both pages without warnings" {
+@test "docs: man renders every page without warnings" {
 	command -v man >/dev/null || skip "man is not installed"
 	local page
-	for page in "$MAN1" "$MAN7"; do
+	for page in "$RM_SRCDIR"/man/*.[1-8]; do
 		run -0 bash -c 'MANWIDTH=80 man --warnings -l "$1" 2>&1 >/dev/null' _ "$page"
+		assert_output ''
+		# as man-db renders for a UTF-8 terminal
+		run -0 bash -c 'LC_ALL=C.UTF-8 MANROFFSEQ="" MANWIDTH=80 \
+			man --warnings -E UTF-8 -l -Tutf8 -Z "$1" 2>&1 >/dev/null' _ "$page"
 		assert_output ''
 	done
 }
 
-@test "docs: groff finds nothing to warn about in both pages" {
+@test "docs: groff finds nothing to warn about in any page" {
 	command -v groff >/dev/null || skip "groff is not installed"
 	local page
-	for page in "$MAN1" "$MAN7"; do
+	for page in "$RM_SRCDIR"/man/*.[1-8]; do
 		run -0 bash -c 'groff -man -ww -z "$1" 2>&1' _ "$page"
 		assert_output ''
+	done
+}
+
+@test "docs: every tool's page is in rmtools(7) and the README" {
+	local tool
+	for tool in "${TOOLS[@]}"; do
+		man_section "$MAN7" TOOLS | grep -qF -- ".BR ${tool//-/\\-} (1)"
+		grep -qF -- "## $tool" "$RM_SRCDIR/README.md"
 	done
 }
 

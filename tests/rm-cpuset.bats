@@ -225,14 +225,14 @@ refused() {
 	refused 2 "no CPUs are reserved" cs export kubelet
 	run -0 cs reserve 0-1 --strict
 	run -0 cs export kubelet --full-pcpus-only --policy single-numa-node
-	assert_line --index 1 'apiVersion: kubelet.config.k8s.io/v1beta1'
-	assert_line --index 2 'kind: KubeletConfiguration'
-	assert_line --index 3 'cpuManagerPolicy: static'
-	assert_line --index 4 'cpuManagerPolicyOptions:'
-	assert_line --index 5 '  full-pcpus-only: "true"'
-	assert_line --index 6 '  strict-cpu-reservation: "true"'
-	assert_line --index 7 'reservedSystemCPUs: "0-1"'
-	assert_line --index 8 'topologyManagerPolicy: single-numa-node'
+	assert_line --index 2 'apiVersion: kubelet.config.k8s.io/v1beta1'
+	assert_line --index 3 'kind: KubeletConfiguration'
+	assert_line --index 4 'cpuManagerPolicy: static'
+	assert_line --index 5 'cpuManagerPolicyOptions:'
+	assert_line --index 6 '  full-pcpus-only: "true"'
+	assert_line --index 7 '  strict-cpu-reservation: "true"'
+	assert_line --index 8 'reservedSystemCPUs: "0-1"'
+	assert_line --index 9 'topologyManagerPolicy: single-numa-node'
 	refused 2 "align-by-socket" cs export kubelet --align-by-socket --policy single-numa-node
 	refused 2 "unknown export format: 'slurm'" cs export slurm
 	refused 2 "--root is for systemd" cs export kubelet --root /tmp

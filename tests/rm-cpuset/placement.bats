@@ -192,7 +192,7 @@ e 3,5,9"
 	lib_is 4,12,20,28 4 --full-pcpus-only
 	alloc_is 4,12,20,28 c 4 --full-pcpus-only
 	# §5/§7 SMT alignment: 2 is not a multiple of 4 threads per core
-	refused 2 "requested 2 CPUs is not a multiple of the 4 CPUs per core" \
+	refused 2 "requested 2 CPUs, not a multiple of the 4 CPUs per core" \
 		cs alloc --owner d --count 2 --full-pcpus-only
 	alloc_is 5,13,21,29 d 4 --full-pcpus-only
 }
@@ -326,7 +326,7 @@ e 3,5,9"
 @test "full-pcpus-only: odd counts exit 2, too few physical CPUs exit 3, nothing changed" {
 	TOPO=$SINGLE_HT
 	run -0 cs reserve 0
-	refused 2 "requested 3 CPUs is not a multiple of the 2 CPUs per core" \
+	refused 2 "requested 3 CPUs, not a multiple of the 2 CPUs per core" \
 		cs alloc --owner f --count 3 --full-pcpus-only
 	# leave 4 (sibling of the reserved 0) and 6 free
 	alloc_is 1-3,5,7 a 5 --from 1-3,5,7

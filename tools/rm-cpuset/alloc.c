@@ -54,7 +54,6 @@ static const struct argp_option alloc_options[] = {
 	{ "from", OPT_FROM, "SET", 0, "allocate only from these CPUs", 0 },
 	{ "isolate", OPT_ISOLATE, NULL, 0,
 	  "make the owner's cgroup an isolated cpuset partition (cgroup v2)", 0 },
-	{ "dry-run", OPT_DRY_RUN, NULL, 0, "choose and print, change nothing", 0 },
 	{ 0 }
 };
 
@@ -123,9 +122,6 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_ISOLATE:
 		r->isolate = true;
-		break;
-	case OPT_DRY_RUN:
-		r->dry_run = true;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -267,8 +263,8 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 	if (!hwloc_bitmap_intersects(rest, p->reserved) && hwloc_bitmap_isincluded(rest, avail) &&
 	    r->count >= (unsigned)hwloc_bitmap_weight(rest)) {
 		msg = xasprintf("not enough free CPUs: requested %u, available %u (the shared pool "
-				"keeps at least one CPU; reserve CPUs to let allocations take the "
-				"rest)", r->count, hwloc_bitmap_weight(rest) - 1);
+				"keeps at least one CPU%s)", r->count, hwloc_bitmap_weight(rest) - 1,
+				p->strict ? "" : "; reserve CPUs to let allocations take the rest");
 		rc = RM_CPUALLOC_ENOSPC;
 		goto out;
 	}
@@ -301,11 +297,21 @@ out:
 
 /* ---- alloc ---- */
 
+static const struct argp_option alloc_cmd_options[] = {
+	{ "dry-run", OPT_DRY_RUN, NULL, 0, "choose and print, change nothing", 0 },
+	{ 0 }
+};
+
 static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 {
+	struct alloc_req *r = state->input;
+
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = state->input;
+		break;
+	case OPT_DRY_RUN:
+		r->dry_run = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
@@ -329,7 +335,7 @@ static void prepend_copy(struct rm_record *list, size_t *n, const struct rm_reco
 int cmd_alloc(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
-		NULL, alloc_cmd_parse, NULL,
+		alloc_cmd_options, alloc_cmd_parse, NULL,
 		"Give OWNER COUNT exclusive CPUs, chosen as the kubelet's static CPU manager policy "
 		"chooses them, and print the allocation record. Not enough free CPUs: exit 3.",
 		alloc_children, NULL, NULL
@@ -389,12 +395,6 @@ static error_t release_parse(int key, char *arg, struct argp_state *state)
 		a->owners = xrealloc(a->owners, (a->nowners + 1) * sizeof(*a->owners));
 		a->owners[a->nowners++] = arg;
 		break;
-	case ARGP_KEY_END:
-		if (!a->nowners && !a->all)
-			argp_error(state, "missing OWNER (or --all)");
-		if (a->nowners && a->all)
-			argp_error(state, "--all takes no OWNER");
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -418,6 +418,10 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	pool_list_columns(c);
+	if (!a.nowners && !a.all)
+		rm_usage_errx("release: missing OWNER (or --all)");
+	if (a.nowners && a.all)
+		rm_usage_errx("release: --all takes no OWNER");
 	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
 	for (int i = 0; i < a.nowners; i++)
 		if (pool_find(&p, a.owners[i]) < 0)
@@ -489,10 +493,6 @@ static error_t reserve_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "unexpected argument: '%s'", arg);
 		a->set = arg;
 		break;
-	case ARGP_KEY_END:
-		if (!a->set == !a->have_count)
-			argp_error(state, "give either SET or --count N");
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -518,6 +518,8 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	if (c->out.list_columns)
 		print_pools(NULL, c, true);
+	if (!a.set == !a.have_count)
+		rm_usage_errx("reserve: give either SET or --count N");
 	if (a.set && rm_cpulist_parse(a.set, set, &msg))
 		rm_usage_errx("invalid SET: %s", msg);
 	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
@@ -570,7 +572,8 @@ int cmd_accept_topology(int argc, char **argv, struct rm_common *c)
 	static const struct argp argp = {
 		options, release_parse, NULL,
 		"Adopt the CPUs as they are now: drop the allocations (and reserved CPUs) that "
-		"name CPUs no longer online, keep the rest, and print the dropped allocations.",
+		"name CPUs no longer online, keep the rest (their memory nodes recomputed), and "
+		"print the dropped allocations.",
 		NULL, NULL, NULL
 	};
 	struct release_args a = { .all = true };
@@ -589,8 +592,10 @@ int cmd_accept_topology(int argc, char **argv, struct rm_common *c)
 		if (strcmp(rm_record_kind(r), "owner"))
 			continue;
 		pool_owner_cpus(r, cpus);
-		if (hwloc_bitmap_isincluded(cpus, p.all))
+		if (hwloc_bitmap_isincluded(cpus, p.all)) {
+			pool_set_mems(&p, i, cpus);
 			continue;
+		}
 		prepend_copy(gone, &ngone, r);
 		pool_remove(&p, i);
 	}

@@ -99,8 +99,8 @@ static void export_kubelet(struct pool *p, struct export_args *a, const char *re
 	if ((rc = rm_cpualloc_check_opts(p->ct, &a->opts, a->policy < 0 ? RM_TM_NONE : a->policy,
 					 &msg)))
 		pool_fail(rc, msg);
-	printf("# KubeletConfiguration drop-in from rm-cpuset (e.g. "
-	       "/etc/kubernetes/kubelet.conf.d/50-rmtools-cpuset.conf)\n"
+	printf("# KubeletConfiguration drop-in from rm-cpuset, e.g.\n"
+	       "# /etc/kubernetes/kubelet.conf.d/50-rmtools-cpuset.conf\n"
 	       "apiVersion: kubelet.config.k8s.io/v1beta1\n"
 	       "kind: KubeletConfiguration\n"
 	       "cpuManagerPolicy: static\n");

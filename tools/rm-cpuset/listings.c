@@ -93,7 +93,8 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 	static const struct argp argp = {
 		NULL, no_args_parse, NULL,
 		"Show how the CPUs are divided: one record per pool (reserved, shared, exclusive, "
-		"free), then one per NUMA node with its free CPUs. -o applies to the pools.",
+		"free), one per NUMA node with its free CPUs, then one per allocation. -o applies "
+		"to the pools.",
 		NULL, NULL, NULL
 	};
 	hwloc_bitmap_t free_set = hwloc_bitmap_alloc(), shared = hwloc_bitmap_alloc(),
@@ -132,6 +133,11 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 		rm_out_set(out, NODE_SHARED, set);
 		rm_out_end(out);
 	}
+	rm_out_close(out);
+	out = rm_out_new(&node_opts, "allocations", owner_cols, owner_ncols, owner_defaults, false);
+	for (size_t i = 0; i < p.st.nrecords; i++)
+		if (!strcmp(rm_record_kind(&p.st.records[i]), "owner"))
+			pool_print_owner(&p, out, &p.st.records[i]);
 	rm_out_close(out);
 	rm_out_flush();
 	pool_close(&p);

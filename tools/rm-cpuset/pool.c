@@ -183,6 +183,9 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 		rm_state_close(&p->st);
 		if (flags & POOL_WRITE && errno == EACCES && geteuid() != 0)
 			errx(RM_EXIT_FAILURE, "%s; changing allocations needs root", msg);
+		if (!strncmp(msg, "corrupt ", 8))
+			errx(RM_EXIT_FAILURE, "%s; restore it from a backup, or move it away to "
+			     "start empty (rm-cpuset(1), STATE)", msg);
 		errx(RM_EXIT_FAILURE, "%s", msg);
 	}
 	pool_scan(p);
@@ -303,6 +306,15 @@ void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus, bool
 	rm_record_set(&r, "created", buf);
 	rm_state_add(&p->st, &r);
 	hwloc_bitmap_or(p->exclusive, p->exclusive, cpus);
+	hwloc_bitmap_free(mems);
+}
+
+void pool_set_mems(struct pool *p, size_t index, hwloc_const_bitmap_t cpus)
+{
+	hwloc_bitmap_t mems = hwloc_bitmap_alloc();
+
+	pool_mems(p, cpus, mems);
+	set_field(&p->st.records[index], "mems", mems);
 	hwloc_bitmap_free(mems);
 }
 

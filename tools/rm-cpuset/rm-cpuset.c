@@ -11,17 +11,16 @@
 #include "rm-cpuset.h"
 
 static const struct rm_command commands[] = {
-	{ "show", cmd_show, "the reserved CPUs, the shared pool and free CPUs per node (default)" },
+	{ "show", cmd_show, "pools, free CPUs per node, allocations (default)" },
 	{ "list", cmd_list, "one record per allocation" },
-	{ "alloc", cmd_alloc, "give an owner exclusive CPUs, as the kubelet's static policy does" },
+	{ "alloc", cmd_alloc, "give an owner exclusive CPUs" },
 	{ "release", cmd_release, "give an owner's CPUs back to the shared pool" },
 	{ "reserve", cmd_reserve, "set the system-reserved CPUs" },
-	{ "run", cmd_run, "run a command on exclusive CPUs (or the shared pool)" },
+	{ "run", cmd_run, "run a command on its own CPUs or the shared pool" },
 	{ "apply", cmd_apply, "make the cgroups match the state" },
-	{ "gc", cmd_gc, "release allocations whose rm-cpuset run process is gone" },
-	{ "export", cmd_export, "print kubelet or systemd configuration matching the state" },
-	{ "accept-topology", cmd_accept_topology,
-	  "adopt changed CPUs, keeping the allocations that still fit" },
+	{ "gc", cmd_gc, "release allocations whose run process is gone" },
+	{ "export", cmd_export, "kubelet or systemd configuration" },
+	{ "accept-topology", cmd_accept_topology, "adopt changed CPUs, keep what fits" },
 	{ NULL, NULL, NULL },
 };
 

@@ -83,6 +83,8 @@ void pool_owner_cpus(const struct rm_record *r, hwloc_bitmap_t cpus);
 /* Add an allocation record (PID 0 for none) and update the sets. */
 void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus, bool isolate,
 	      pid_t pid);
+/* Set the memory nodes of the allocation at INDEX from its CPUS. */
+void pool_set_mems(struct pool *p, size_t index, hwloc_const_bitmap_t cpus);
 /* Remove the allocation at INDEX and update the sets. */
 void pool_remove(struct pool *p, size_t index);
 /* Set the reservation. */

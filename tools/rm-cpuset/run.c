@@ -57,8 +57,6 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--shared takes no --count or --owner");
 		if (!a->shared && !a->req.count && !a->req.owner)
 			argp_error(state, "give --count N, --owner NAME or --shared");
-		if (a->req.dry_run)
-			argp_error(state, "run has no --dry-run (alloc --dry-run shows the choice)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -222,8 +220,9 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 		"Run COMMAND in an owner's cgroup, on its CPUs, with its memory bound to their NUMA "
 		"nodes. With --count the CPUs are allocated first (to --owner, or to run-PID) and "
 		"released when the command ends; with --owner alone an existing allocation is used. "
-		"Exits with the command's status (its signal is raised again); 125: rm-cpuset "
-		"failed, 126: COMMAND cannot run, 127: not found.",
+		"Exits with the command's status (its signal is raised again). Before COMMAND "
+		"starts: 1, 2 or 3 as for alloc; 125: placing it failed, 126: it cannot run, "
+		"127: not found.",
 		children, NULL, NULL
 	};
 	struct sigaction fwd = { .sa_handler = forward }, ign = { .sa_handler = SIG_IGN };
@@ -231,9 +230,10 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 	struct placement pl = { 0 };
 	int status, sig;
 
-	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_OUTPUT | RM_PARSE_IN_ORDER);
+	rm_parse_command(&argp, argc, argv, c, &a,
+			 RM_PARSE_NO_OUTPUT | RM_PARSE_NO_INPUT | RM_PARSE_IN_ORDER);
 	if (c->topology || c->sysroot)
-		rm_usage_errx("run needs this machine's topology (no --topology or --sysroot)");
+		rm_usage_errx("run needs this machine's topology (RM_TOPOLOGY or RM_SYSROOT is set)");
 	place(c, &a, &pl);
 
 	fflush(stdout);
