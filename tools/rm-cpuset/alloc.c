@@ -341,7 +341,7 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 		alloc_children, NULL, NULL
 	};
 	struct alloc_req r = { 0 };
-	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+	hwloc_bitmap_t cpus;
 	struct pool p;
 
 	rm_parse_command(&argp, argc, argv, c, &r, 0);
@@ -355,6 +355,7 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	alloc_check_owner(&p, r.owner);
 	if (r.isolate)
 		alloc_check_isolate(&p);
+	cpus = hwloc_bitmap_alloc();
 	alloc_choose(&p, &r, cpus);
 	pool_add(&p, r.owner, cpus, r.isolate, 0);
 	if (!r.dry_run)
@@ -510,20 +511,26 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 	};
 	static const struct rm_cpualloc_opts no_opts;
 	struct reserve_args a = { 0 };
-	hwloc_bitmap_t set = hwloc_bitmap_alloc(), clash = hwloc_bitmap_alloc();
+	hwloc_bitmap_t set, clash;
 	char *msg = NULL;
 	struct pool p;
-	int rc;
+	int rc = 0;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	if (c->out.list_columns)
 		print_pools(NULL, c, true);
 	if (!a.set == !a.have_count)
 		rm_usage_errx("reserve: give either SET or --count N");
-	if (a.set && rm_cpulist_parse(a.set, set, &msg))
-		rm_usage_errx("invalid SET: %s", msg);
+	set = hwloc_bitmap_alloc();
+	if (a.set && rm_cpulist_parse(a.set, set, &msg)) {
+		char *m = xasprintf("invalid SET: %s", msg);
+
+		free(msg);
+		hwloc_bitmap_free(set);
+		pool_fail(RM_CPUALLOC_EINVAL, m);
+	}
+	clash = hwloc_bitmap_alloc();
 	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
-	rc = 0;
 	if (a.set && !hwloc_bitmap_isincluded(set, p.all)) {
 		char *list;
 
@@ -577,7 +584,7 @@ int cmd_accept_topology(int argc, char **argv, struct rm_common *c)
 		NULL, NULL, NULL
 	};
 	struct release_args a = { .all = true };
-	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+	hwloc_bitmap_t cpus;
 	struct rm_record *gone;
 	size_t ngone = 0;
 	struct pool p;
@@ -585,6 +592,7 @@ int cmd_accept_topology(int argc, char **argv, struct rm_common *c)
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	pool_list_columns(c);
 	pool_open(&p, c, (a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS) | POOL_ANY_TOPOLOGY);
+	cpus = hwloc_bitmap_alloc();
 	gone = xcalloc(p.st.nrecords, sizeof(*gone));
 	for (size_t i = p.st.nrecords; i-- > 0;) {
 		const struct rm_record *r = &p.st.records[i];

@@ -254,7 +254,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		"someone changed them): one record per cgroup with what was done.",
 		NULL, NULL, NULL
 	};
-	hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), mems = hwloc_bitmap_alloc();
+	hwloc_bitmap_t cpus, mems;
 	struct rm_cgroup_want *want;
 	bool dry_run = false, isolated;
 	char **names = NULL, *msg = NULL;
@@ -270,6 +270,8 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		return RM_EXIT_SUCCESS;
 	}
 	pool_open(&p, c, (dry_run ? 0 : POOL_WRITE) | POOL_NEED_CGROUPS);
+	cpus = hwloc_bitmap_alloc();
+	mems = hwloc_bitmap_alloc();
 	if (!p.have_cgroups)
 		rm_usage_errx("no cgroups are kept for this topology (--topology, --sysroot or "
 			      "--no-cgroups)");

@@ -97,8 +97,7 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 		"to the pools.",
 		NULL, NULL, NULL
 	};
-	hwloc_bitmap_t free_set = hwloc_bitmap_alloc(), shared = hwloc_bitmap_alloc(),
-		       set = hwloc_bitmap_alloc();
+	hwloc_bitmap_t free_set, shared, set;
 	hwloc_obj_t node = NULL;
 	struct rm_outopts node_opts;
 	struct rm_out *out;
@@ -109,6 +108,9 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 		print_pools(NULL, c, false);
 	pool_open(&p, c, 0);
 	print_pools(&p, c, false);
+	free_set = hwloc_bitmap_alloc();
+	shared = hwloc_bitmap_alloc();
+	set = hwloc_bitmap_alloc();
 
 	node_opts = c->out;
 	node_opts.columns = NULL;
