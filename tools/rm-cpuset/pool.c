@@ -150,6 +150,7 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 	p->ct = rm_cputopo_new(p->t->topo);
 	if (!p->ct)
 		errx(RM_EXIT_FAILURE, "the topology has no CPU");
+	snprintf(p->digest, sizeof(p->digest), "%08lx", topology_digest(p->ct));
 	p->all = hwloc_bitmap_alloc();
 	for (unsigned i = 0; i < p->ct->ncpus; i++)
 		hwloc_bitmap_set(p->all, p->ct->cpu[i]);
@@ -212,13 +213,12 @@ void pool_check_topology(struct pool *p)
 {
 	hwloc_bitmap_t was, gone, added;
 	const struct rm_record *r = NULL;
-	char digest[16], *g, *a;
+	char *g, *a;
 
 	for (size_t i = 0; i < p->st.nrecords && !r; i++)
 		if (!strcmp(rm_record_kind(&p->st.records[i]), "topology"))
 			r = &p->st.records[i];
-	snprintf(digest, sizeof(digest), "%08lx", topology_digest(p->ct));
-	if (!r || !strcmp(rm_record_get(r, "topology"), digest))
+	if (!r || !strcmp(rm_record_get(r, "topology"), p->digest))
 		return; /* a new state, or the same CPUs */
 	was = hwloc_bitmap_alloc();
 	gone = hwloc_bitmap_alloc();
@@ -353,7 +353,6 @@ static void set_topology_record(struct pool *p)
 {
 	struct rm_record r = { 0 };
 	hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
-	char digest[16];
 	size_t i, j;
 
 	for (i = 0; i < p->st.nrecords; i++)
@@ -361,8 +360,7 @@ static void set_topology_record(struct pool *p)
 			rm_state_remove(&p->st, i);
 			break;
 		}
-	snprintf(digest, sizeof(digest), "%08lx", topology_digest(p->ct));
-	rm_record_set(&r, "topology", digest);
+	rm_record_set(&r, "topology", p->digest);
 	set_field(&r, "cpus", p->all);
 	rm_topo_nodes_of(p->t, p->all, nodes);
 	set_field(&r, "nodes", nodes);

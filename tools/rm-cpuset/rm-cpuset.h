@@ -43,6 +43,7 @@ struct pool {
 	struct rm_common *c;
 	struct rm_topo *t;
 	struct rm_cputopo *ct;
+	char digest[16];            /* of the topology, as its state record holds it */
 	struct rm_state st;
 	bool cgroups;               /* cgroups are kept in step with the state */
 	bool have_cgroups;          /* cg below is open */
