@@ -4,7 +4,7 @@
 load test_helper
 
 # The tools whose man page, --help and completions are checked against each other.
-TOOLS=(rm-topo rm-cpuset)
+TOOLS=(rm-topo rm-cpuset rm-hugepages rm-devices rm-bench rm-class)
 MAN7="$RM_SRCDIR/man/rmtools.7"
 MAN1="$RM_SRCDIR/man/rm-topo.1" # for the tests of rm-topo's page alone
 
@@ -192,8 +192,8 @@ setup() {
 				printf '%s\n' "$global" | grep -qxF -- "$spec" && continue
 				named=
 				while IFS= read -r title; do
-					# command names are lower case and may hold '-' (accept-topology)
-					printf '%s\n' "$title" | tr -c 'a-z\n-' ' ' | grep -qw -- "$cmd" || continue
+					# command names are lower case and may hold '-' (accept-topology) and digits (c2c)
+					printf '%s\n' "$title" | tr -c 'a-z0-9\n-' ' ' | grep -qw -- "$cmd" || continue
 					man_subsection "$page" COMMANDS "$title" | option_tags | grep -qxF -- "$spec" &&
 						named=1
 				done < <(man_titles "$page" COMMANDS)
@@ -202,7 +202,7 @@ setup() {
 		done
 		# and the other way: an option under a part is an option of every command the part names
 		while IFS= read -r title; do
-			for cmd in $(printf '%s\n' "$title" | tr -c 'a-z\n-' ' '); do
+			for cmd in $(printf '%s\n' "$title" | tr -c 'a-z0-9\n-' ' '); do
 				commands "$tool" | grep -qx -- "$cmd" || continue
 				while IFS= read -r spec; do
 					help_specs "$tool" "$cmd" | grep -qxF -- "$spec" ||
@@ -244,7 +244,8 @@ setup() {
 				[[ $text == *"no output-mode options"* ]] || problems+=" $tool $cmd:says-nothing"
 			fi
 		done
-		[ "$without" -gt 0 ]
+		# every command of rm-bench prints records
+		[ "$without" -gt 0 ] || [ "$tool" = rm-bench ]
 	done
 	assert_equal "$problems" ""
 }
@@ -389,7 +390,7 @@ setup() {
 		path=/${path#"$dir"/}
 		found=
 		case $path in
-		/proc/* | /sys/devices/* | /sys/kernel/*)
+		/proc/* | /sys/devices/* | /sys/kernel/* | /sys/class/*)
 			while IFS= read -r g; do
 				# shellcheck disable=SC2053
 				[[ $path == $g ]] && { found=1; break; }
@@ -663,6 +664,47 @@ cpuset_owners() {
 	assert_output --owner
 }
 
+@test "bash completion: rm-hugepages sizes, fields, users, groups, formats" {
+	mkdir -p "$BATS_TEST_TMPDIR/hp/sys/kernel/mm/hugepages/hugepages-64kB" \
+		"$BATS_TEST_TMPDIR/hp/sys/kernel/mm/hugepages/hugepages-16777216kB"
+	export RM_SYSROOT=$BATS_TEST_TMPDIR/hp
+	bash_complete 'rm-hugepages reserve '
+	assert_output "$(printf '%s\n' 16G 64K)"
+	bash_complete 'rm-hugepages release 6'
+	assert_output 64K
+	# counts are not completed; nor are the sizes once given
+	bash_complete 'rm-hugepages reserve 64K '
+	assert_output ''
+	bash_complete 'rm-hugepages limit web '
+	assert_output "$(printf '%s\n' 16G 64K)"
+	bash_complete 'rm-hugepages limit web 64K '
+	assert_output max
+	bash_complete 'rm-hugepages plan 1'
+	assert_output '16G:'
+	bash_complete 'rm-hugepages mount --size '
+	assert_output "$(printf '%s\n' 16G 64K)"
+	unset RM_SYSROOT
+	bash_complete "rm-hugepages --sysroot $BATS_TEST_TMPDIR/hp plan --default 1"
+	assert_output 16G
+	bash_complete 'rm-hugepages show -o pe'
+	assert_output persistent
+	bash_complete 'rm-hugepages mount -o max'
+	assert_output max_size
+	bash_complete 'rm-hugepages limit -o rsvd'
+	assert_output "$(printf '%s\n' rsvd_limit rsvd_usage)"
+	bash_complete 'rm-hugepages mount --gid roo'
+	assert_output root
+	bash_complete 'rm-hugepages mount --uid roo'
+	assert_output root
+	bash_complete 'rm-hugepages export '
+	assert_output kubelet
+	bash_complete 'rm-hugepages reserve --no'
+	assert_output "$(printf '%s\n' --no-compact --node --noheadings)"
+	mkdir "$BATS_TEST_TMPDIR/mntdir"
+	bash_complete "rm-hugepages mount $BATS_TEST_TMPDIR/mnt"
+	assert_output "$BATS_TEST_TMPDIR/mntdir"
+}
+
 # ---- zsh completion ----
 
 @test "zsh completion: valid zsh, asks the binary" {
@@ -757,7 +799,187 @@ offered() {
 	assert_equal "$(offered "$all" 'rm-cpuset alloc --near ')" "$(printf '%s\n' - 0000:3b:00.0)"
 }
 
+@test "zsh completion: rm-hugepages sizes, fields and formats" {
+	mkdir -p "$BATS_TEST_TMPDIR/hp/sys/kernel/mm/hugepages/hugepages-64kB"
+	RM_SYSROOT=$BATS_TEST_TMPDIR/hp zsh_capture 'rm-hugepages ' 'rm-hugepages reserve ' \
+		'rm-hugepages mount --size ' 'rm-hugepages show -o pe' 'rm-hugepages export ' \
+		'rm-hugepages release --sp'
+	local all=$output
+	assert_equal "$(offered "$all" 'rm-hugepages ')" "$(commands rm-hugepages | LC_ALL=C sort)"
+	assert_equal "$(offered "$all" 'rm-hugepages reserve ')" 64K
+	assert_equal "$(offered "$all" 'rm-hugepages mount --size ')" 64K
+	assert_equal "$(offered "$all" 'rm-hugepages show -o pe')" persistent
+	assert_equal "$(offered "$all" 'rm-hugepages export ')" kubelet
+	assert_equal "$(offered "$all" 'rm-hugepages release --sp')" --spread
+}
+
+# ---- rm-devices ----
+
+@test "docs: every listing of rm-devices answers --list-columns without operands" {
+	local cmd failing=''
+	for cmd in $(commands rm-devices); do
+		help_long rm-devices "$cmd" | grep -qx -- --list-columns || continue
+		rm-devices "$cmd" --list-columns --raw >/dev/null 2>&1 || failing+=" $cmd"
+	done
+	assert_equal "$failing" ""
+}
+
+# A GPU server tree and an allocation, for the rm-devices completions: RM_SYSROOT and
+# RM_STATE_DIR stay exported.
+devices_tree() {
+	load rm-devices/fixtures
+	fx_gpu_server "$BATS_TEST_TMPDIR/gpu"
+	export RM_SYSROOT=$BATS_TEST_TMPDIR/gpu RM_STATE_DIR=$BATS_TEST_TMPDIR/state
+	rm-devices alloc --type gpu --count 2 --owner train >/dev/null
+	rm-devices alloc --type ib --count 1 --owner net.1 >/dev/null
+}
+
+@test "bash completion: rm-devices types, devices, owners, formats and fields" {
+	devices_tree
+	bash_complete 'rm-devices l'
+	assert_output "$(printf '%s\n' list list-allocations)"
+	bash_complete 'rm-devices list --type '
+	assert_output "$(rm-devices --list-types | LC_ALL=C sort)"
+	bash_complete 'rm-devices list --type gpu,n'
+	assert_output "$(printf '%s\n' gpu,nic gpu,nvme)"
+	bash_complete 'rm-devices alloc --type '
+	assert_output "$(printf '%s\n' accel fpga gpu ib nic nvme)"
+	bash_complete 'rm-devices alloc --policy s'
+	assert_output single-numa-node
+	bash_complete 'rm-devices alloc --owner '
+	assert_output ''
+	bash_complete 'rm-devices show 0000:1'
+	# bash-completion leaves out what is left of the last ':' of the word, as readline wants
+	assert_output "$(rm-devices list --all -o device -r | grep '^0000:1' | cut -d: -f2- | LC_ALL=C sort)"
+	bash_complete 'rm-devices show 0000:1a:00.0 '
+	assert_output ''
+	bash_complete 'rm-devices release '
+	assert_output "$(printf '%s\n' net.1 train)"
+	bash_complete 'rm-devices release train '
+	assert_output net.1
+	bash_complete 'rm-devices health t'
+	assert_output train
+	bash_complete 'rm-devices grant '
+	assert_output "$(printf '%s\n' net.1 train)"
+	bash_complete 'rm-devices grant train '
+	assert_output ''
+	bash_complete 'rm-devices export '
+	assert_output "$(printf '%s\n' cdi gres nfd)"
+	bash_complete 'rm-devices topo -o li'
+	assert_output links
+	bash_complete 'rm-devices list -o device,nu'
+	assert_output device,numa
+	bash_complete 'rm-devices -o product_'
+	assert_output product_name
+	bash_complete 'rm-devices list-allocations -o cr'
+	assert_output created
+	mkdir "$BATS_TEST_TMPDIR/outdir"
+	bash_complete "rm-devices export cdi -o $BATS_TEST_TMPDIR/out"
+	assert_output "$BATS_TEST_TMPDIR/outdir"
+	bash_complete 'rm-devices alloc --count '
+	assert_output ''
+	# another state: no owners
+	RM_STATE_DIR=$BATS_TEST_TMPDIR/other bash_complete 'rm-devices release '
+	assert_output ''
+}
+
+@test "zsh completion: rm-devices types, devices, owners and formats" {
+	devices_tree
+	zsh_capture 'rm-devices ' 'rm-devices alloc --type ' 'rm-devices list --ty' \
+		'rm-devices release ' 'rm-devices grant ' 'rm-devices show 0000:9' \
+		'rm-devices export ' 'rm-devices topo -o li'
+	local all=$output
+	assert_equal "$(offered "$all" 'rm-devices ')" "$(commands rm-devices | LC_ALL=C sort)"
+	assert_equal "$(offered "$all" 'rm-devices alloc --type ')" \
+		"$(printf '%s\n' accel fpga gpu ib nic nvme)"
+	assert_equal "$(offered "$all" 'rm-devices list --ty')" --type
+	assert_equal "$(offered "$all" 'rm-devices release ')" "$(printf '%s\n' net.1 train)"
+	assert_equal "$(offered "$all" 'rm-devices grant ')" "$(printf '%s\n' net.1 train)"
+	assert_equal "$(offered "$all" 'rm-devices show 0000:9')" \
+		"$(rm-devices list --all -o device -r | grep '^0000:9' | LC_ALL=C sort)"
+	assert_equal "$(offered "$all" 'rm-devices export ')" "$(printf '%s\n' cdi gres nfd)"
+	assert_equal "$(offered "$all" 'rm-devices topo -o li')" links
+}
+
 # ---- the pages render ----
+
+# ---- rm-class ----
+
+@test "docs: every listing of rm-class answers --list-columns without operands" {
+	local cmd failing='' n=0
+	for cmd in $(commands rm-class); do
+		help_long rm-class "$cmd" | grep -qx -- --list-columns || continue
+		rm-class "$cmd" --list-columns --raw >/dev/null 2>&1 || failing+=" $cmd"
+		n=$((n + 1))
+	done
+	[ "$n" -eq 2 ]
+	assert_equal "$failing" ""
+}
+
+@test "docs: rm-class.conf(5) types every field of device records as rm-class does" {
+	local unit=$RM_BUILDDIR/tests/unit/test-selector page=$RM_SRCDIR/man/rm-class.conf.5 f
+	local missing='' tags
+	[ -x "$unit" ] || skip "tests/unit/test-selector is not built (make check builds it)"
+	tags=$(man_subsection "$page" SELECTORS "Fields of device records" | tags)
+	while read -r f _; do
+		printf '%s\n' "$tags" | grep -q -- "\(^\| \)$f\(\$\| \|,\)" || missing+=" $f"
+	done < <("$unit" fields)
+	assert_equal "$missing" ""
+}
+
+@test "bash completion: rm-class commands, class names, formats and fields" {
+	export RM_CONFIG_DIR=$BATS_TEST_TMPDIR/etc
+	mkdir -p "$RM_CONFIG_DIR/classes.d"
+	printf '[class gpu-16g]\nselector = memory >= 16GiB\n' >"$RM_CONFIG_DIR/classes.d/site.conf"
+	bash_complete 'rm-class e'
+	assert_output "$(printf '%s\n' explain export)"
+	# class names come from rm-class list
+	bash_complete 'rm-class match '
+	assert_output "$(rm-class list -o class --raw | LC_ALL=C sort)"
+	bash_complete 'rm-class match gpu-'
+	assert_output gpu-16g
+	bash_complete 'rm-class show gpu ib '
+	refute_line gpu
+	assert_line gpu-16g
+	# one class for match, none after --selector
+	bash_complete 'rm-class match gpu '
+	assert_output ''
+	bash_complete 'rm-class match --selector x '
+	assert_output ''
+	bash_complete 'rm-class match --c'
+	assert_output --count
+	bash_complete 'rm-class export '
+	assert_output "$(printf '%s\n' dra sriovdp)"
+	bash_complete 'rm-class export dra n'
+	assert_output "$(printf '%s\n' nic nvidia-gpu)"
+	bash_complete 'rm-class list -o c'
+	assert_output "$(printf '%s\n' class count)"
+	bash_complete 'rm-class explain -o cl'
+	assert_output clause
+	# explain: a class, then a PCI device
+	mkdir -p "$BATS_TEST_TMPDIR/root/sys/bus/pci/devices/0000:3b:00.0"
+	bash_complete "rm-class explain --sysroot $BATS_TEST_TMPDIR/root gpu "
+	assert_output 0000:3b:00.0
+	touch "$BATS_TEST_TMPDIR/a.conf"
+	bash_complete "rm-class check $BATS_TEST_TMPDIR/a."
+	assert_output "$BATS_TEST_TMPDIR/a.conf"
+}
+
+@test "zsh completion: rm-class commands, class names and formats" {
+	export RM_CONFIG_DIR=$BATS_TEST_TMPDIR/etc
+	mkdir -p "$RM_CONFIG_DIR/classes.d"
+	printf '[class gpu-16g]\nselector = memory >= 16GiB\n' >"$RM_CONFIG_DIR/classes.d/site.conf"
+	zsh_capture 'rm-class ' 'rm-class match gpu-' 'rm-class show gpu ' 'rm-class export ' \
+		'rm-class list -o de' 'rm-class match --co'
+	local all=$output
+	assert_equal "$(offered "$all" 'rm-class ')" "$(commands rm-class | LC_ALL=C sort)"
+	assert_equal "$(offered "$all" 'rm-class match gpu-')" gpu-16g
+	offered "$all" 'rm-class show gpu ' | grep -qx gpu-16g
+	! offered "$all" 'rm-class show gpu ' | grep -qx gpu
+	assert_equal "$(offered "$all" 'rm-class export ')" "$(printf '%s\n' dra sriovdp)"
+	assert_equal "$(offered "$all" 'rm-class list -o de')" description
+	assert_equal "$(offered "$all" 'rm-class match --co')" --count
+}
 
 @test "docs: man renders every page without warnings" {
 	command -v man >/dev/null || skip "man is not installed"

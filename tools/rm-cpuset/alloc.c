@@ -31,6 +31,9 @@ enum {
 	OPT_DRY_RUN,
 	OPT_STRICT,
 	OPT_ALL,
+	OPT_L3_WAYS,
+	OPT_L3_EXCLUSIVE,
+	OPT_MEM_BANDWIDTH,
 };
 
 static const struct argp_option alloc_options[] = {
@@ -54,6 +57,12 @@ static const struct argp_option alloc_options[] = {
 	{ "from", OPT_FROM, "SET", 0, "allocate only from these CPUs", 0 },
 	{ "isolate", OPT_ISOLATE, NULL, 0,
 	  "make the owner's cgroup an isolated cpuset partition (cgroup v2)", 0 },
+	{ "l3-ways", OPT_L3_WAYS, "N", 0,
+	  "N contiguous L3 cache ways in each L3 domain of its CPUs (resctrl)", 0 },
+	{ "l3-exclusive", OPT_L3_EXCLUSIVE, NULL, 0,
+	  "no other resctrl group may use those ways; the default group loses them", 0 },
+	{ "mem-bandwidth", OPT_MEM_BANDWIDTH, "PERCENT|RATE", 0,
+	  "limit its memory bandwidth: 50% or a rate such as 5000MBps (resctrl)", 0 },
 	{ 0 }
 };
 
@@ -123,6 +132,24 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 	case OPT_ISOLATE:
 		r->isolate = true;
 		break;
+	case OPT_L3_WAYS:
+		errno = 0;
+		n = strtoul(arg, &end, 10);
+		if (!isdigit((unsigned char)*arg) || *end || errno || n == 0 || n > 64)
+			argp_error(state, "invalid --l3-ways: '%s' (a number of cache ways, at "
+				   "least 1)", arg);
+		r->l3_ways = (int)n;
+		break;
+	case OPT_L3_EXCLUSIVE:
+		r->l3_exclusive = true;
+		break;
+	case OPT_MEM_BANDWIDTH:
+		r->mem_bandwidth = arg;
+		break;
+	case ARGP_KEY_END:
+		if (r->l3_exclusive && !r->l3_ways)
+			argp_error(state, "--l3-exclusive needs --l3-ways N");
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -135,6 +162,7 @@ void alloc_req_free(struct alloc_req *r)
 {
 	hwloc_bitmap_free(r->numa);
 	hwloc_bitmap_free(r->from);
+	free(r->mb_canon);
 }
 
 void alloc_check_owner(const struct pool *p, const char *owner)
@@ -337,7 +365,9 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	static const struct argp argp = {
 		alloc_cmd_options, alloc_cmd_parse, NULL,
 		"Give OWNER COUNT exclusive CPUs, chosen as the kubelet's static CPU manager policy "
-		"chooses them, and print the allocation record. Not enough free CPUs: exit 3.",
+		"chooses them, and with --l3-ways or --mem-bandwidth a resctrl group holding a "
+		"share of the L3 cache and of the memory bandwidth; print the allocation record. "
+		"Not enough free CPUs, cache ways or CLOSIDs: exit 3.",
 		alloc_children, NULL, NULL
 	};
 	struct alloc_req r = { 0 };
@@ -355,9 +385,11 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	alloc_check_owner(&p, r.owner);
 	if (r.isolate)
 		alloc_check_isolate(&p);
+	alloc_check_resctrl(&p, &r);
 	cpus = hwloc_bitmap_alloc();
 	alloc_choose(&p, &r, cpus);
 	pool_add(&p, r.owner, cpus, r.isolate, 0);
+	alloc_choose_resctrl(&p, &r, cpus, p.st.nrecords - 1);
 	if (!r.dry_run)
 		pool_commit(&p);
 	pool_print_owners(&p, c, &p.st.records[p.st.nrecords - 1], 1);

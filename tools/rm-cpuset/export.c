@@ -210,6 +210,30 @@ static const struct rm_column apply_cols[] = {
 	[APPLY_PATH] = { "path", RM_COL_STRING, "its directory" },
 };
 
+enum { RG_GROUP, RG_OWNER, RG_CPUS, RG_ACTION, RG_PATH };
+static const struct rm_column rgroup_cols[] = {
+	[RG_GROUP] = { "group", RM_COL_STRING, "the resctrl group of an owner: rmtools.OWNER" },
+	[RG_OWNER] = { "owner", RM_COL_STRING, "its owner" },
+	[RG_CPUS] = { "cpus", RM_COL_SET, "its cpus_list as the state wants it" },
+	[RG_ACTION] = { "action", RM_COL_STRING, "create, update, keep or remove" },
+	[RG_PATH] = { "path", RM_COL_STRING, "its directory" },
+};
+
+static void rgroup_record(struct pool *p, struct rm_out *out, const char *name,
+			  hwloc_const_bitmap_t cpus, const char *action)
+{
+	char *path = xasprintf("%s/%s", p->rc.root, name);
+
+	rm_out_begin(out);
+	rm_out_str(out, RG_GROUP, name);
+	rm_out_str(out, RG_OWNER, name + strlen(RM_RESCTRL_PREFIX));
+	rm_out_set(out, RG_CPUS, cpus);
+	rm_out_str(out, RG_ACTION, action);
+	rm_out_str(out, RG_PATH, path);
+	rm_out_end(out);
+	free(path);
+}
+
 static error_t apply_parse(int key, char *arg, struct argp_state *state)
 {
 	bool *dry_run = state->input;
@@ -250,19 +274,21 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 	};
 	static const struct argp argp = {
 		options, apply_parse, NULL,
-		"Make the cgroups below the rmtools parent match the state (after a reboot, or when "
-		"someone changed them): one record per cgroup with what was done.",
+		"Make the cgroups below the rmtools parent, and the owners' resctrl groups, match "
+		"the state (after a reboot, or when someone changed them): one record per cgroup "
+		"with what was done, then one per resctrl group.",
 		NULL, NULL, NULL
 	};
 	hwloc_bitmap_t cpus, mems;
-	struct rm_cgroup_want *want;
+	struct rm_cgroup_want *want = NULL;
+	struct rm_resctrl_want *rwant = NULL;
 	bool dry_run = false, isolated;
-	char **names = NULL, *msg = NULL;
-	const char **actions;
+	char **names = NULL, *msg = NULL, **removed = NULL;
+	const char **actions = NULL, **ractions = NULL;
 	struct rm_out *out;
 	struct pool p;
-	size_t n, i;
-	int nnames, k, rc;
+	size_t n = 0, i, nr = 0, nremoved = 0;
+	int nnames = 0, k, rc;
 
 	rm_parse_command(&argp, argc, argv, c, &dry_run, 0);
 	if (c->out.list_columns) {
@@ -272,12 +298,28 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 	pool_open(&p, c, (dry_run ? 0 : POOL_WRITE) | POOL_NEED_CGROUPS);
 	cpus = hwloc_bitmap_alloc();
 	mems = hwloc_bitmap_alloc();
-	if (!p.have_cgroups)
+	if (p.resctrl && !p.have_resctrl) {
+		for (i = 0; i < p.st.nrecords; i++)
+			if (!strcmp(rm_record_kind(&p.st.records[i]), "owner") &&
+			    pool_owner_has_resctrl(&p.st.records[i]))
+				errx(RM_EXIT_FAILURE, "owners have L3 ways or memory bandwidth, but %s; "
+				     "nothing was changed", p.resctrl_err ? p.resctrl_err :
+				     "resctrl is not mounted ('rm-cpuset mount-resctrl' first)");
+	}
+	if (!p.have_cgroups && !p.have_resctrl)
 		rm_usage_errx("no cgroups are kept for this topology (--topology, --sysroot or "
 			      "--no-cgroups)");
-	n = pool_wants(&p, p.st.records, p.st.nrecords, &want);
-	if ((nnames = rm_cgroups_children(&p.cg, &names, &msg)) < 0)
-		errx(RM_EXIT_FAILURE, "%s", msg);
+	if (p.have_resctrl) {
+		nr = pool_resctrl_wants(&p, p.st.records, p.st.nrecords, &rwant);
+		ractions = xcalloc(nr, sizeof(*ractions));
+		if ((rc = rm_resctrl_plan(&p.rc, rwant, nr, ractions, &removed, &nremoved, &msg)))
+			errx(rc, "%s; nothing was changed", msg);
+	}
+	if (p.have_cgroups) {
+		n = pool_wants(&p, p.st.records, p.st.nrecords, &want);
+		if ((nnames = rm_cgroups_children(&p.cg, &names, &msg)) < 0)
+			errx(RM_EXIT_FAILURE, "%s", msg);
+	}
 	actions = xcalloc(n, sizeof(*actions));
 	for (i = 0; i < n; i++) {
 		if ((rc = rm_cgroups_read(&p.cg, want[i].name, cpus, mems, &isolated, &msg)) < 0)
@@ -302,8 +344,26 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 	free(names);
 	free(actions);
 	rm_out_close(out);
+	if (p.have_resctrl) {
+		struct rm_outopts opts = c->out;
+
+		opts.columns = NULL; /* -o is for the cgroup records */
+		out = rm_out_new(&opts, "resctrl_groups", rgroup_cols, ARRAY_SIZE(rgroup_cols),
+				 NULL, false);
+		for (i = 0; i < nr; i++)
+			rgroup_record(&p, out, rwant[i].name, rwant[i].cpus, ractions[i]);
+		for (i = 0; i < nremoved; i++) {
+			rgroup_record(&p, out, removed[i], NULL, "remove");
+			free(removed[i]);
+		}
+		rm_out_close(out);
+	}
 	rm_out_flush();
-	pool_wants_free(want, n);
+	free(removed);
+	free(ractions);
+	pool_resctrl_wants_free(rwant, nr);
+	if (want)
+		pool_wants_free(want, n);
 	pool_close(&p);
 	hwloc_bitmap_free(cpus);
 	hwloc_bitmap_free(mems);

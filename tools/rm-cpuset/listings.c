@@ -93,7 +93,8 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 	static const struct argp argp = {
 		NULL, no_args_parse, NULL,
 		"Show how the CPUs are divided: one record per pool (reserved, shared, exclusive, "
-		"free), one per NUMA node with its free CPUs, then one per allocation. -o applies "
+		"free), one per NUMA node with its free CPUs, then one per allocation; with "
+		"resctrl mounted, one per L3 domain and resctrl group with its ways. -o applies "
 		"to the pools.",
 		NULL, NULL, NULL
 	};
@@ -141,6 +142,7 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 		if (!strcmp(rm_record_kind(&p.st.records[i]), "owner"))
 			pool_print_owner(&p, out, &p.st.records[i]);
 	rm_out_close(out);
+	print_l3_ways(&p, c);
 	rm_out_flush();
 	pool_close(&p);
 	hwloc_bitmap_free(free_set);

@@ -19,7 +19,8 @@
 bool opt_no_cgroups;
 
 enum { OWNER_OWNER, OWNER_CPUS, OWNER_MEMS, OWNER_CORES, OWNER_NODES, OWNER_CGROUP, OWNER_COUNT,
-       OWNER_PACKAGES, OWNER_ISOLATE, OWNER_PID, OWNER_CREATED };
+       OWNER_PACKAGES, OWNER_ISOLATE, OWNER_PID, OWNER_CREATED, OWNER_L3_WAYS, OWNER_L3_EXCLUSIVE,
+       OWNER_L3_MASKS, OWNER_MEM_BANDWIDTH, OWNER_RESCTRL };
 const struct rm_column owner_cols[] = {
 	[OWNER_OWNER] = { "owner", RM_COL_STRING, "the owner's name" },
 	[OWNER_CPUS] = { "cpus", RM_COL_SET, "its exclusive CPUs" },
@@ -32,6 +33,13 @@ const struct rm_column owner_cols[] = {
 	[OWNER_ISOLATE] = { "isolate", RM_COL_BOOL, "an isolated cpuset partition (cgroup v2)" },
 	[OWNER_PID] = { "pid", RM_COL_INT, "the rm-cpuset run process that owns it (- for none)" },
 	[OWNER_CREATED] = { "created", RM_COL_INT, "when it was made (seconds since the epoch)" },
+	[OWNER_L3_WAYS] = { "l3_ways", RM_COL_INT, "its L3 cache ways in each domain of its CPUs" },
+	[OWNER_L3_EXCLUSIVE] = { "l3_exclusive", RM_COL_BOOL, "no other resctrl group has its ways" },
+	[OWNER_L3_MASKS] = { "l3_masks", RM_COL_STRING,
+			     "its way masks by L3 domain (ID:HEX,...; - for none)" },
+	[OWNER_MEM_BANDWIDTH] = { "mem_bandwidth", RM_COL_STRING,
+				  "its memory bandwidth limit as asked (- for none)" },
+	[OWNER_RESCTRL] = { "resctrl", RM_COL_STRING, "its resctrl group (- when none is kept)" },
 };
 const size_t owner_ncols = ARRAY_SIZE(owner_cols);
 const char owner_defaults[] = "owner,cpus,mems,cores,nodes,cgroup";
@@ -163,6 +171,17 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 	p->reserved = hwloc_bitmap_alloc();
 	p->exclusive = hwloc_bitmap_alloc();
 
+	/* Resctrl groups belong to this machine too: the live topology, or a test tree. */
+	p->resctrl = p->t->source == RM_TOPO_LIVE ||
+		     (getenv("RM_RESCTRL_ROOT") && *getenv("RM_RESCTRL_ROOT"));
+	if (p->resctrl) {
+		char *root = rm_resctrl_root(NULL);
+
+		if (rm_resctrl_open(&p->rc, root, &p->resctrl_err) == 0)
+			p->have_resctrl = p->rc.mounted;
+		free(root);
+	}
+
 	/* Cgroups belong to this machine: kept for the live topology, or a test tree. */
 	p->cgroups = !opt_no_cgroups &&
 		     (p->t->source == RM_TOPO_LIVE || (getenv("RM_CGROUP_ROOT") &&
@@ -201,6 +220,9 @@ void pool_close(struct pool *p)
 	pool_free_records(p->before, p->nbefore);
 	if (p->have_cgroups)
 		rm_cgroups_close(&p->cg);
+	if (p->resctrl)
+		rm_resctrl_close(&p->rc);
+	free(p->resctrl_err);
 	hwloc_bitmap_free(p->all);
 	hwloc_bitmap_free(p->memnodes);
 	hwloc_bitmap_free(p->reserved);
@@ -438,14 +460,25 @@ static int sync_cgroups(struct pool *p, const struct rm_record *records, size_t 
 void pool_commit(struct pool *p)
 {
 	char *msg = NULL, *msg2 = NULL;
-	int saved;
+	int saved, rc;
 
 	set_topology_record(p);
 	if (p->cgroups && sync_cgroups(p, p->st.records, p->st.nrecords, &msg))
 		errx(RM_EXIT_FAILURE, "%s; nothing was changed", msg);
+	/* resctrl after the cgroups, which are put back when it fails */
+	if ((rc = pool_sync_resctrl(p, p->st.records, p->st.nrecords, true, &msg))) {
+		if (p->cgroups && sync_cgroups(p, p->before, p->nbefore, &msg2))
+			errx(RM_EXIT_FAILURE, "%s; the cgroups could not be put back (%s): "
+			     "'rm-cpuset apply' makes them match the state", msg, msg2);
+		errx(rc, "%s; nothing was changed", msg);
+	}
 	if (rm_state_commit(&p->st) == 0)
 		return;
 	saved = errno;
+	if (pool_sync_resctrl(p, p->before, p->nbefore, false, &msg2))
+		errx(RM_EXIT_FAILURE, "cannot write %s: %s; the resctrl groups could not be put "
+		     "back (%s): 'rm-cpuset apply' makes them match the state", p->st.path,
+		     strerror(saved), msg2);
 	if (p->cgroups && sync_cgroups(p, p->before, p->nbefore, &msg2))
 		errx(RM_EXIT_FAILURE, "cannot write %s: %s; the cgroups could not be put back (%s): "
 		     "'rm-cpuset apply' makes them match the state", p->st.path, strerror(saved),
@@ -503,6 +536,22 @@ void pool_print_owner(const struct pool *p, struct rm_out *out, const struct rm_
 		rm_out_int(out, OWNER_PID, strtoll(v, NULL, 10));
 	if ((v = rm_record_get(r, "created")))
 		rm_out_int(out, OWNER_CREATED, strtoll(v, NULL, 10));
+	v = rm_record_get(r, "l3_ways");
+	rm_out_int(out, OWNER_L3_WAYS, v && strcmp(v, "-") ? strtoll(v, NULL, 10) : 0);
+	rm_out_bool(out, OWNER_L3_EXCLUSIVE, !strcmp(rm_record_get(r, "l3_exclusive") ?: "no", "yes"));
+	v = rm_record_get(r, "l3_masks");
+	rm_out_str(out, OWNER_L3_MASKS, v && strcmp(v, "-") ? v : NULL);
+	v = rm_record_get(r, "mem_bandwidth");
+	rm_out_str(out, OWNER_MEM_BANDWIDTH, v && strcmp(v, "-") ? v : NULL);
+	if (p->resctrl && pool_owner_has_resctrl(r)) {
+		char *name = pool_resctrl_name(r), *path = xasprintf("%s/%s", p->rc.root, name);
+
+		rm_out_str(out, OWNER_RESCTRL, path);
+		free(path);
+		free(name);
+	} else {
+		rm_out_str(out, OWNER_RESCTRL, NULL);
+	}
 	rm_out_end(out);
 	free(cg);
 	hwloc_bitmap_free(cpus);

@@ -21,6 +21,7 @@ static const struct rm_command commands[] = {
 	{ "gc", cmd_gc, "release allocations whose run process is gone" },
 	{ "export", cmd_export, "kubelet or systemd configuration" },
 	{ "accept-topology", cmd_accept_topology, "adopt changed CPUs, keep what fits" },
+	{ "mount-resctrl", cmd_mount_resctrl, "mount resctrl for L3 ways and memory bandwidth" },
 	{ NULL, NULL, NULL },
 };
 
@@ -28,7 +29,8 @@ enum { OPT_LIST_COMMANDS = 0x100, OPT_NO_CGROUPS };
 
 static const struct argp_option global_options[] = {
 	{ "no-cgroups", OPT_NO_CGROUPS, NULL, 0,
-	  "keep allocations in the state only; create no cgroups", 0 },
+	  "keep allocations in the state only; create no cgroups (resctrl groups are still "
+	  "kept)", 0 },
 	{ "list-commands", OPT_LIST_COMMANDS, NULL, OPTION_HIDDEN, "print the command names", 0 },
 	{ 0 }
 };

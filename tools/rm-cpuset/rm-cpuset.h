@@ -10,6 +10,7 @@
 #include "cpualloc.h"
 #include "options.h"
 #include "output.h"
+#include "resctrl.h"
 #include "state.h"
 #include "topology.h"
 
@@ -28,6 +29,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c);
 int cmd_gc(int argc, char **argv, struct rm_common *c);
 int cmd_export(int argc, char **argv, struct rm_common *c);
 int cmd_accept_topology(int argc, char **argv, struct rm_common *c);
+int cmd_mount_resctrl(int argc, char **argv, struct rm_common *c);
 
 /* --no-cgroups: keep allocations in the state only. */
 extern bool opt_no_cgroups;
@@ -38,6 +40,8 @@ extern bool opt_no_cgroups;
  *   topology=DIGEST cpus=LIST nodes=LIST
  *   reserved=LIST strict=yes|no
  *   owner=NAME cpus=LIST mems=LIST count=N isolate=yes|no pid=PID|- start=TICKS|- created=EPOCH
+ * and, for an owner with a resctrl group (--l3-ways, --mem-bandwidth), at its end:
+ *   l3_ways=N|- l3_exclusive=yes|no l3_masks=ID:HEX,...|- mem_bandwidth=50%|RATE|- mb=ID:VAL,...|-
  */
 struct pool {
 	struct rm_common *c;
@@ -55,6 +59,10 @@ struct pool {
 	hwloc_bitmap_t exclusive;   /* every owner's CPUs */
 	struct rm_record *before;   /* the records as read, to undo cgroup changes */
 	size_t nbefore;
+	bool resctrl;               /* resctrl groups are kept: this machine, or RM_RESCTRL_ROOT */
+	bool have_resctrl;          /* rc below is read and mounted */
+	struct rm_resctrl rc;       /* read when resctrl is kept (rc.root set) */
+	char *resctrl_err;          /* why a mounted resctrl could not be read, or NULL */
 };
 
 enum pool_flags {
@@ -137,6 +145,11 @@ struct alloc_req {
 	hwloc_bitmap_t from;       /* --from, NULL when not given */
 	bool isolate;
 	bool dry_run;
+	int l3_ways;               /* --l3-ways, 0 when not given */
+	bool l3_exclusive;
+	const char *mem_bandwidth; /* --mem-bandwidth, NULL when not given */
+	unsigned long mb_value;    /* its MB value, once checked */
+	char *mb_canon;            /* and as the state keeps it */
 };
 
 /* The alloc options as an argp child; its input is a struct alloc_req. */
@@ -151,6 +164,34 @@ void alloc_check_isolate(const struct pool *p);
 
 /* Choose R->count CPUs for R in P's free CPUs into RESULT; exits 2 or 3 with a message. */
 void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result);
+
+/* ---- resctrl (resctrl.c) ---- */
+
+/* Refuse (exit 2) --l3-ways and --mem-bandwidth that cannot be met here at all: no resctrl kept,
+ * mounted or with the resource, too many or too few ways, a bandwidth out of range. */
+void alloc_check_resctrl(struct pool *p, struct alloc_req *r);
+
+/* Choose the L3 ways and memory bandwidth of R for the new owner record at INDEX (CPUS), and set
+ * its resctrl fields; exits 2 or 3 with a message, having closed the pool. */
+void alloc_choose_resctrl(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t cpus,
+			  size_t index);
+
+/* Whether an owner record has a resctrl group; its group name (allocated). */
+bool pool_owner_has_resctrl(const struct rm_record *r);
+char *pool_resctrl_name(const struct rm_record *r);
+
+/* The resctrl groups RECORDS want (their arrays allocated). Returns the count. */
+size_t pool_resctrl_wants(const struct pool *p, const struct rm_record *records, size_t n,
+			  struct rm_resctrl_want **want);
+void pool_resctrl_wants_free(struct rm_resctrl_want *want, size_t n);
+
+/* Bring the resctrl groups in step with RECORDS: 0, or an exit status with *MSG. Without a
+ * mounted resctrl, warns (when WARN) that owners' groups are not kept, and returns 0. */
+int pool_sync_resctrl(struct pool *p, const struct rm_record *records, size_t n, bool warn,
+		      char **msg);
+
+/* show: one record per L3 domain and resctrl group; nothing without resctrl. */
+void print_l3_ways(const struct pool *p, const struct rm_common *c);
 
 /* The start time of PID (clock ticks after boot, /proc/PID/stat field 22); 0 when gone. */
 unsigned long long process_start_time(pid_t pid);

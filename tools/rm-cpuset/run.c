@@ -15,6 +15,7 @@
 #include <numa.h>
 
 #include "exitcodes.h"
+#include "hugetlb.h"
 #include "rm-cpuset.h"
 #include "xalloc.h"
 
@@ -55,6 +56,8 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "missing COMMAND");
 		if (a->shared && (a->req.count || a->req.owner))
 			argp_error(state, "--shared takes no --count or --owner");
+		if (a->shared && (a->req.l3_ways || a->req.mem_bandwidth))
+			argp_error(state, "--shared takes no --l3-ways or --mem-bandwidth");
 		if (!a->shared && !a->req.count && !a->req.owner)
 			argp_error(state, "give --count N, --owner NAME or --shared");
 		break;
@@ -71,10 +74,17 @@ struct placement {
 	bool have_cgroups;
 	struct rm_cgroups cg;
 	bool allocated; /* released when the command ends */
+	char *resctrl_root, *resctrl_name; /* the owner's resctrl group, or NULL */
 };
 
 static void take_placement(struct pool *p, struct placement *pl, const char *name)
 {
+	long i = pool_find(p, name);
+
+	if (i >= 0 && p->have_resctrl && pool_owner_has_resctrl(&p->st.records[i])) {
+		pl->resctrl_root = xstrdup(p->rc.root);
+		pl->resctrl_name = pool_resctrl_name(&p->st.records[i]);
+	}
 	pl->name = xstrdup(name);
 	pl->have_cgroups = p->have_cgroups;
 	if (p->have_cgroups) { /* the pool is closed before the command runs; keep its cgroups */
@@ -98,6 +108,9 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 		hwloc_bitmap_copy(pl->mems, p.memnodes);
 		take_placement(&p, pl, RM_CGROUP_SHARED);
 	} else if (a->req.owner && !a->req.count) {
+		if (a->req.l3_ways || a->req.mem_bandwidth)
+			rm_usage_errx("--l3-ways and --mem-bandwidth are for a new allocation "
+				      "(--count N); '%s' keeps the ones it has", a->req.owner);
 		pool_open(&p, c, 0);
 		if ((i = pool_find(&p, a->req.owner)) < 0)
 			rm_usage_errx("no such owner: '%s' (give --count N to allocate)",
@@ -115,8 +128,10 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 		alloc_check_owner(&p, a->req.owner);
 		if (a->req.isolate)
 			alloc_check_isolate(&p);
+		alloc_check_resctrl(&p, &a->req);
 		alloc_choose(&p, &a->req, pl->cpus);
 		pool_add(&p, a->req.owner, pl->cpus, a->req.isolate, getpid());
+		alloc_choose_resctrl(&p, &a->req, pl->cpus, p.st.nrecords - 1);
 		pool_commit(&p);
 		pool_mems(&p, pl->cpus, pl->mems);
 		take_placement(&p, pl, a->req.owner);
@@ -146,7 +161,16 @@ static void child(struct placement *pl, char **cmd)
 	unsigned i;
 	char *msg = NULL;
 
-	if (pl->have_cgroups && rm_cgroups_attach(&pl->cg, pl->name, getpid(), &msg)) {
+	/* the owner's cpuset, and its hugetlb limits when rm-hugepages set some */
+	if (pl->have_cgroups && (rm_cgroups_attach(&pl->cg, pl->name, getpid(), &msg) ||
+				 rm_hugetlb_attach(pl->name, getpid(), &msg))) {
+		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		_exit(EXIT_RUN_FAILED);
+	}
+	/* the resctrl group by task as well: a group's CPUs only count for the default group's
+	 * tasks */
+	if (pl->resctrl_name && rm_resctrl_attach(pl->resctrl_root, pl->resctrl_name, getpid(),
+						  &msg)) {
 		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
 		_exit(EXIT_RUN_FAILED);
 	}
@@ -257,6 +281,8 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 	hwloc_bitmap_free(pl.cpus);
 	hwloc_bitmap_free(pl.mems);
 	free(pl.name);
+	free(pl.resctrl_root);
+	free(pl.resctrl_name);
 	alloc_req_free(&a.req);
 	if (WIFSIGNALED(status)) {
 		struct rlimit no_core = { 0, 0 };

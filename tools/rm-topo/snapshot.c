@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "devices.h"
 #include "exitcodes.h"
 #include "record.h"
 #include "rm-topo.h"
@@ -281,10 +282,22 @@ static bool dir_is_empty(const char *path)
 	return empty;
 }
 
+/* Files and links in the copy, for its record. */
+static int copied;
+
+static int count_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)path;
+	(void)sb;
+	(void)ftw;
+	copied += type == FTW_F || type == FTW_SL;
+	return 0;
+}
+
 int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 {
 	const char *dest = NULL, *root;
-	char *work, *top = NULL, *tmp = NULL;
+	char *work, *top = NULL, *tmp = NULL, *msg = NULL;
 	struct stat st;
 	int n;
 
@@ -324,7 +337,14 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 		work = xstrdup(dest);
 	}
 
-	n = copy_files(root, work) + copy_cgroup_files(root, work);
+	copy_files(root, work);
+	copy_cgroup_files(root, work);
+	/* and what rm-devices reads, so a GPU server can be replayed */
+	if (rm_devices_snapshot(root, work, &msg) < 0)
+		errx(RM_EXIT_FAILURE, "%s", msg);
+	copied = 0;
+	nftw(work, count_entry, 16, FTW_PHYS);
+	n = copied;
 	if (tmp) {
 		run_tar(dest, tmp, top);
 		nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -1,0 +1,587 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Hugetlb cgroup limits for owners below the rmtools parent, on cgroup v1 or the unified hierarchy. */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hugepages.h"
+#include "hugetlb.h"
+#include "state.h"
+#include "xalloc.h"
+
+/*
+ * cgroupfs is read and written directly, as in cgroup.c, so that tests can run against trees
+ * under $RM_CGROUP_ROOT. Writes made by one call are logged and undone on its failure.
+ */
+
+/* v1 reads this (PAGE_COUNTER_MAX pages, rounded) for "no limit"; anything this large is none. */
+#define UNLIMITED_V1 (UINT64_C(1) << 62)
+
+static char *read_text(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	size_t len = 0, cap = 128;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = xmalloc(cap);
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			int saved = errno;
+
+			if (saved == EINTR)
+				continue;
+			close(fd);
+			free(buf);
+			errno = saved;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	while (len && isspace((unsigned char)buf[len - 1]))
+		len--;
+	buf[len] = '\0';
+	return buf;
+}
+
+/* One write(2) of VALUE and a newline; no O_CREAT: the file exists or the controller is absent. */
+static int write_value(const char *path, const char *value)
+{
+	char *buf = xasprintf("%s\n", value);
+	size_t len = strlen(buf);
+	int fd, rc = 0;
+	ssize_t n;
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		rc = errno;
+	} else {
+		do
+			n = write(fd, buf, len);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			rc = errno;
+		else if ((size_t)n != len)
+			rc = EIO;
+		if (close(fd) < 0 && !rc && errno != EINTR)
+			rc = errno;
+	}
+	free(buf);
+	return rc;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* Whether the blank-separated list in DIR/FILE holds WORD. */
+static bool list_has(const char *dir, const char *file, const char *word)
+{
+	char *path = xasprintf("%s/%s", dir, file), *s = read_text(path), *tok, *save;
+	bool found = false;
+
+	free(path);
+	if (!s)
+		return false;
+	for (tok = strtok_r(s, " \t\n", &save); tok && !found; tok = strtok_r(NULL, " \t\n", &save))
+		found = !strcmp(tok, word) || (tok[0] == '+' && !strcmp(tok + 1, word));
+	free(s);
+	return found;
+}
+
+/* ---- the hierarchy ---- */
+
+static void set_hierarchy(struct rm_hugetlb *h, enum rm_cgroup_version v, const char *mount)
+{
+	h->version = v;
+	h->mount = xstrdup(mount);
+	h->parent = xasprintf("%s/%s", mount, v == RM_CGROUP_V1 ? RM_CGROUP_PARENT_V1
+								 : RM_CGROUP_PARENT_V2);
+	h->cpuset = v == RM_CGROUP_V2 && list_has(mount, "cgroup.controllers", "cpuset");
+}
+
+int rm_hugetlb_open(struct rm_hugetlb *h, char **errmsg)
+{
+	const char *env = getenv("RM_CGROUP_ROOT");
+	char *root = xstrdup(env && *env ? env : RM_CGROUP_ROOT_DEFAULT), *path;
+	size_t len = strlen(root);
+	bool found;
+
+	memset(h, 0, sizeof(*h));
+	while (len > 1 && root[len - 1] == '/')
+		root[--len] = '\0';
+	if ((found = list_has(root, "cgroup.controllers", "hugetlb")))
+		set_hierarchy(h, RM_CGROUP_V2, root);
+	if (!found) {
+		path = xasprintf("%s/unified", root);
+		if ((found = list_has(path, "cgroup.controllers", "hugetlb")))
+			set_hierarchy(h, RM_CGROUP_V2, path);
+		free(path);
+	}
+	if (!found) {
+		path = xasprintf("%s/hugetlb", root);
+		if (is_dir(path)) {
+			char *ctl = xasprintf("%s/cgroup.controllers", path);
+
+			found = !exists(ctl);
+			free(ctl);
+			if (found)
+				set_hierarchy(h, RM_CGROUP_V1, path);
+		}
+		free(path);
+	}
+	if (!found)
+		*errmsg = xasprintf("no hugetlb cgroup controller is mounted (v1 hugetlb or the "
+				    "unified hierarchy's hugetlb): '%s'", root);
+	free(root);
+	return found ? 0 : -1;
+}
+
+void rm_hugetlb_close(struct rm_hugetlb *h)
+{
+	free(h->mount);
+	free(h->parent);
+	memset(h, 0, sizeof(*h));
+}
+
+char *rm_hugetlb_path(const struct rm_hugetlb *h, const char *owner)
+{
+	return xasprintf("%s/%s", h->parent, owner);
+}
+
+/* The file of one value: "hugetlb.2MB.max" (v2), "hugetlb.2MB.rsvd.limit_in_bytes" (v1). */
+static char *limit_file(const struct rm_hugetlb *h, uint64_t page_size, bool rsvd, bool usage)
+{
+	char *tok = rm_hugepages_cgroup_size(page_size), *f;
+	const char *what = h->version == RM_CGROUP_V2 ? (usage ? "current" : "max")
+						      : (usage ? "usage_in_bytes" : "limit_in_bytes");
+
+	f = xasprintf("hugetlb.%s.%s%s", tok, rsvd ? "rsvd." : "", what);
+	free(tok);
+	return f;
+}
+
+/* DIR/FILE as a limit: "max" (v2) or a huge number (v1) is none. */
+static int read_limit(const char *dir, const char *file, bool *limited, uint64_t *v,
+		      char **errmsg)
+{
+	char *path = xasprintf("%s/%s", dir, file), *s = read_text(path), *end;
+	unsigned long long n;
+
+	if (!s) {
+		*errmsg = xasprintf("cannot read %s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	*limited = false;
+	*v = 0;
+	if (strcmp(s, "max")) {
+		errno = 0;
+		n = strtoull(s, &end, 10);
+		if (errno || end == s || *end) {
+			*errmsg = xasprintf("cannot read %s: not a number: '%s'", path, s);
+			free(s);
+			free(path);
+			return -1;
+		}
+		*v = n;
+		*limited = n < UNLIMITED_V1;
+	}
+	free(s);
+	free(path);
+	return 0;
+}
+
+int rm_hugetlb_read(const struct rm_hugetlb *h, const char *owner, uint64_t page_size,
+		    struct rm_hugetlb_limit *l, char **errmsg)
+{
+	char *dir = rm_hugetlb_path(h, owner), *f, *path;
+	bool dummy;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	if (!is_dir(dir)) {
+		free(dir);
+		return 0;
+	}
+	f = limit_file(h, page_size, false, false);
+	rc = read_limit(dir, f, &l->limited, &l->limit, errmsg);
+	free(f);
+	if (rc == 0) {
+		f = limit_file(h, page_size, false, true);
+		rc = read_limit(dir, f, &dummy, &l->usage, errmsg);
+		free(f);
+	}
+	f = limit_file(h, page_size, true, false);
+	path = xasprintf("%s/%s", dir, f);
+	l->have_rsvd = exists(path);
+	free(path);
+	if (rc == 0 && l->have_rsvd) {
+		rc = read_limit(dir, f, &l->rsvd_limited, &l->rsvd_limit, errmsg);
+		if (rc == 0) {
+			char *u = limit_file(h, page_size, true, true);
+
+			rc = read_limit(dir, u, &dummy, &l->rsvd_usage, errmsg);
+			free(u);
+		}
+	}
+	free(f);
+	free(dir);
+	return rc < 0 ? -1 : 1;
+}
+
+/* ---- changes with undo ---- */
+
+enum undo_kind { UNDO_RMDIR, UNDO_WRITE };
+
+struct undo {
+	enum undo_kind kind;
+	char *path;
+	char *value;
+};
+
+struct log {
+	struct undo *u;
+	size_t n, cap;
+};
+
+static void log_push(struct log *lg, enum undo_kind kind, const char *path, const char *value)
+{
+	if (lg->n == lg->cap)
+		lg->u = xrealloc(lg->u, (lg->cap = lg->cap ? 2 * lg->cap : 8) * sizeof(*lg->u));
+	lg->u[lg->n].kind = kind;
+	lg->u[lg->n].path = xstrdup(path);
+	lg->u[lg->n].value = value ? xstrdup(value) : NULL;
+	lg->n++;
+}
+
+/* Undo everything, best effort; the first failure in *UERR. */
+static void log_undo(struct log *lg, char **uerr)
+{
+	while (lg->n) {
+		struct undo *u = &lg->u[--lg->n];
+		int rc = 0;
+
+		if (u->kind == UNDO_RMDIR) {
+			if (rmdir(u->path) < 0)
+				rc = errno;
+			if (rc && !*uerr)
+				*uerr = xasprintf("cannot remove %s: %s", u->path, strerror(rc));
+		} else if ((rc = write_value(u->path, u->value)) && !*uerr) {
+			*uerr = xasprintf("cannot write '%s' to %s: %s", u->value, u->path,
+					  strerror(rc));
+		}
+		free(u->path);
+		free(u->value);
+	}
+}
+
+static void log_free(struct log *lg)
+{
+	for (size_t i = 0; i < lg->n; i++) {
+		free(lg->u[i].path);
+		free(lg->u[i].value);
+	}
+	free(lg->u);
+	memset(lg, 0, sizeof(*lg));
+}
+
+static int put(struct log *lg, const char *dir, const char *file, const char *value,
+	       const char *undo, char **errmsg)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	int rc = write_value(path, value);
+
+	if (rc) {
+		*errmsg = xasprintf("cannot write '%s' to %s: %s", value, path, strerror(rc));
+		free(path);
+		return -1;
+	}
+	if (undo)
+		log_push(lg, UNDO_WRITE, path, undo);
+	free(path);
+	return 0;
+}
+
+static int enable_hugetlb(struct log *lg, const char *dir, char **errmsg)
+{
+	if (list_has(dir, "cgroup.subtree_control", "hugetlb"))
+		return 0;
+	return put(lg, dir, "cgroup.subtree_control", "+hugetlb", "-hugetlb", errmsg);
+}
+
+static int make_dir(struct log *lg, const char *path, char **errmsg)
+{
+	if (mkdir(path, 0755) < 0) {
+		*errmsg = xasprintf("cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	log_push(lg, UNDO_RMDIR, path, NULL);
+	return 0;
+}
+
+/* Write a limit file, logging its old value. */
+static int put_limit(struct log *lg, const struct rm_hugetlb *h, const char *dir, const char *file,
+		     bool limited, uint64_t bytes, char **errmsg)
+{
+	char *path = xasprintf("%s/%s", dir, file), *old = read_text(path), val[24];
+	int rc;
+
+	if (!old) {
+		*errmsg = xasprintf("cannot read %s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (limited)
+		snprintf(val, sizeof(val), "%" PRIu64, bytes);
+	else
+		snprintf(val, sizeof(val), "%s", h->version == RM_CGROUP_V2 ? "max" : "-1");
+	/* v1 reads back its "no limit" as a number that it does not take as input */
+	if (h->version == RM_CGROUP_V1 && strtoull(old, NULL, 10) >= UNLIMITED_V1) {
+		free(old);
+		old = xstrdup("-1");
+	}
+	rc = put(lg, dir, file, val, old, errmsg);
+	free(old);
+	free(path);
+	return rc;
+}
+
+int rm_hugetlb_set(const struct rm_hugetlb *h, const char *owner, uint64_t page_size,
+		   bool limited, uint64_t bytes, char **errmsg)
+{
+	char *dir = rm_hugetlb_path(h, owner), *f = NULL, *path = NULL, *uerr = NULL;
+	struct log lg = { 0 };
+	int rc = -1;
+
+	if (!rm_name_valid(owner)) {
+		*errmsg = xasprintf("invalid owner name: '%s'", owner);
+		free(dir);
+		return -2;
+	}
+	if (h->cpuset && !is_dir(dir)) {
+		*errmsg = xasprintf("no rm-cpuset owner of that name: '%s' (cpuset and hugetlb "
+				    "share the unified hierarchy here, so an owner's hugetlb limit "
+				    "lives in its rm-cpuset cgroup: allocate its CPUs first with "
+				    "rm-cpuset alloc --owner %s)", owner, owner);
+		free(dir);
+		return -2;
+	}
+	if (h->version == RM_CGROUP_V2 && enable_hugetlb(&lg, h->mount, errmsg) < 0)
+		goto out;
+	if (!is_dir(h->parent) && make_dir(&lg, h->parent, errmsg) < 0)
+		goto out;
+	if (h->version == RM_CGROUP_V2 && enable_hugetlb(&lg, h->parent, errmsg) < 0)
+		goto out;
+	if (!is_dir(dir) && make_dir(&lg, dir, errmsg) < 0)
+		goto out;
+	f = limit_file(h, page_size, false, false);
+	path = xasprintf("%s/%s", dir, f);
+	if (!exists(path)) {
+		char *tok = rm_hugepages_cgroup_size(page_size);
+
+		*errmsg = xasprintf("the hugetlb controller has no %s limit: '%s'", tok, path);
+		free(tok);
+		goto out;
+	}
+	if (put_limit(&lg, h, dir, f, limited, bytes, errmsg) < 0)
+		goto out;
+	free(f);
+	free(path);
+	f = limit_file(h, page_size, true, false);
+	path = xasprintf("%s/%s", dir, f);
+	if (exists(path) && put_limit(&lg, h, dir, f, limited, bytes, errmsg) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0) {
+		log_undo(&lg, &uerr);
+		if (uerr) {
+			char *m = xasprintf("%s; undoing it failed: %s", *errmsg, uerr);
+
+			free(*errmsg);
+			free(uerr);
+			*errmsg = m;
+		}
+	}
+	log_free(&lg);
+	free(f);
+	free(path);
+	free(dir);
+	return rc;
+}
+
+/* Move every process of DIR into the hierarchy's root. */
+static int empty_cgroup(const struct rm_hugetlb *h, const char *dir, char **errmsg)
+{
+	char *from = xasprintf("%s/cgroup.procs", dir), *to = xasprintf("%s/cgroup.procs", h->mount);
+	int rc = 0;
+
+	for (int round = 0; round < 16 && rc == 0; round++) {
+		char *s = read_text(from), *line, *save;
+		bool any = false;
+
+		if (!s) {
+			*errmsg = xasprintf("cannot read %s: %s", from, strerror(errno));
+			rc = -1;
+			break;
+		}
+		for (line = strtok_r(s, "\n", &save); line && rc == 0;
+		     line = strtok_r(NULL, "\n", &save)) {
+			int e = write_value(to, line);
+
+			any = true;
+			if (e && e != ESRCH) {
+				*errmsg = xasprintf("cannot write '%s' to %s: %s", line, to,
+						    strerror(e));
+				rc = -1;
+			}
+		}
+		free(s);
+		if (!any)
+			break;
+	}
+	free(from);
+	free(to);
+	return rc;
+}
+
+int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint64_t *page_sizes,
+		      size_t nsizes, char **errmsg)
+{
+	char *dir = rm_hugetlb_path(h, owner), **names = NULL;
+	int rc = 0, n;
+
+	if (!is_dir(dir)) {
+		free(dir);
+		return 0;
+	}
+	if (h->cpuset) {
+		/* rm-cpuset's cgroup: lift the limits, leave the cgroup */
+		for (size_t i = 0; i < nsizes && rc == 0; i++) {
+			char *f = limit_file(h, page_sizes[i], false, false), *p;
+
+			p = xasprintf("%s/%s", dir, f);
+			if (exists(p))
+				rc = rm_hugetlb_set(h, owner, page_sizes[i], false, 0, errmsg);
+			free(p);
+			free(f);
+		}
+		free(dir);
+		return rc < 0 ? -1 : 0;
+	}
+	if (empty_cgroup(h, dir, errmsg) < 0) {
+		free(dir);
+		return -1;
+	}
+	if (rmdir(dir) < 0) {
+		*errmsg = xasprintf("cannot remove %s: %s", dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	/* the parent goes with its last child; "+hugetlb" in the root stays, as "+cpuset" does */
+	if ((n = rm_hugetlb_owners(h, &names, errmsg)) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (n == 0 && is_dir(h->parent) && rmdir(h->parent) < 0 && errno != EBUSY &&
+	    errno != ENOTEMPTY) {
+		*errmsg = xasprintf("cannot remove %s: %s", h->parent, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int rm_hugetlb_owners(const struct rm_hugetlb *h, char ***names, char **errmsg)
+{
+	DIR *d = opendir(h->parent);
+	struct dirent *e;
+	size_t n = 0, cap = 8;
+
+	*names = NULL;
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		*errmsg = xasprintf("cannot read %s: %s", h->parent, strerror(errno));
+		return -1;
+	}
+	*names = xmalloc(cap * sizeof(**names));
+	while ((e = readdir(d))) {
+		char *path;
+		bool dir;
+
+		if (e->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/%s", h->parent, e->d_name);
+		dir = is_dir(path);
+		free(path);
+		if (!dir)
+			continue;
+		if (n == cap)
+			*names = xrealloc(*names, (cap *= 2) * sizeof(**names));
+		(*names)[n++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	qsort(*names, n, sizeof(**names), cmp_names);
+	return (int)n;
+}
+
+int rm_hugetlb_attach(const char *owner, pid_t pid, char **errmsg)
+{
+	struct rm_hugetlb h;
+	char *dir, *path, *msg = NULL, val[24];
+	int rc = 0, e;
+
+	if (!rm_name_valid(owner))
+		return 0;
+	if (rm_hugetlb_open(&h, &msg) < 0) {
+		free(msg);
+		return 0; /* no hugetlb controller: no limits to join */
+	}
+	dir = rm_hugetlb_path(&h, owner);
+	path = xasprintf("%s/cgroup.procs", dir);
+	snprintf(val, sizeof(val), "%d", (int)pid);
+	if (is_dir(dir) && (e = write_value(path, val))) {
+		*errmsg = xasprintf("cannot write '%s' to %s: %s", val, path, strerror(e));
+		rc = -1;
+	}
+	free(path);
+	free(dir);
+	rm_hugetlb_close(&h);
+	return rc;
+}

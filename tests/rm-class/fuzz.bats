@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The selector parser against hostile input: the libFuzzer harness tests/fuzz/fuzz-selector.c
+# (built here with clang when it is installed; Debian package clang), and nesting far deeper
+# than the parser's limit, refused with a message rather than a crash.
+load ../test_helper
+
+FUZZ_DIR="$RM_SRCDIR/tests/fuzz"
+
+setup_file() {
+	export HARNESS="$BATS_FILE_TMPDIR/fuzz-selector"
+	command -v clang >/dev/null || return 0
+	# libcommon's selector and what it uses, instrumented; the harness checks round trips
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-I"$RM_BUILDDIR" -I"$RM_SRCDIR/libcommon" "$FUZZ_DIR/fuzz-selector.c" \
+		"$RM_SRCDIR/libcommon/selector.c" "$RM_SRCDIR/libcommon/record.c" \
+		"$RM_SRCDIR/libcommon/size.c" -o "$HARNESS" 2>"$BATS_FILE_TMPDIR/clang.log" ||
+		rm -f "$HARNESS"
+}
+
+require_harness() {
+	command -v clang >/dev/null || skip "clang is not installed (Debian package clang)"
+	[ -x "$HARNESS" ] || skip "clang cannot build a libFuzzer harness: $(head -n 1 "$BATS_FILE_TMPDIR/clang.log")"
+}
+
+@test "fuzz: the corpus runs clean under ASan, UBSan and LSan" {
+	require_harness
+	local n
+	n=$(find "$FUZZ_DIR/corpus" -type f | wc -l)
+	[ "$n" -ge 5 ]
+	run -0 "$HARNESS" -runs=0 "$FUZZ_DIR/corpus"
+	assert_output --partial "INITED"
+	refute_output --partial "ERROR: AddressSanitizer"
+	refute_output --partial "ERROR: LeakSanitizer"
+	refute_output --partial "runtime error"
+}
+
+@test "fuzz: libFuzzer mutates the corpus for five seconds: no crash, leak or hang" {
+	require_harness
+	# the fuzzer adds what it finds to the corpus: a copy, not the project's
+	cp -r "$FUZZ_DIR/corpus" "$BATS_TEST_TMPDIR/corpus"
+	# -timeout: an input that takes longer than 10 s is reported as a hang and fails the run
+	run -0 "$HARNESS" -max_total_time=5 -timeout=10 -rss_limit_mb=2048 \
+		-dict="$FUZZ_DIR/selector.dict" -print_final_stats=1 "$BATS_TEST_TMPDIR/corpus"
+	assert_output --partial "Done "
+	assert_output --regexp 'stat::number_of_executed_units: *[0-9]{3,}'
+	refute_output --partial "ERROR:"
+}
+
+@test "fuzz: 100000 nested parentheses or nots are refused at the limit, not recursed into" {
+	local file=$BATS_TEST_TMPDIR/deep.conf
+	{
+		printf '[class deep]\nselector = '
+		head -c 100000 /dev/zero | tr '\0' '('
+		printf 'has(pf)'
+		head -c 100000 /dev/zero | tr '\0' ')'
+		printf '\n'
+	} >"$file"
+	run -2 --separate-stderr rm-class check "$file"
+	assert_equal "$stderr" \
+		"rm-class: $file:2:76: selector nested too deeply (more than 64 levels of parentheses and 'not')"
+	{
+		printf '[class deep]\nselector = '
+		for _ in $(seq 1 10000); do printf 'not not not not not not not not not not '; done
+		printf 'has(pf)\n'
+	} >"$file"
+	run -2 --separate-stderr rm-class check "$file"
+	assert_equal "$stderr" \
+		"rm-class: $file:2:268: selector nested too deeply (more than 64 levels of parentheses and 'not')"
+	# on the command line, and unbalanced
+	run -2 --separate-stderr rm-class match --selector "$(head -c 60000 /dev/zero | tr '\0' '(')" \
+		</dev/null
+	assert_equal "$stderr" \
+		"rm-class: invalid selector: line 1, column 65: selector nested too deeply (more than 64 levels of parentheses and 'not')"
+	# long flat selectors are no problem: 20000 clauses
+	{
+		printf '[class wide]\nselector = has(pf)'
+		for _ in $(seq 1 20000); do printf ' or numa == 1'; done
+		printf '\n'
+	} >"$file"
+	run -0 rm-class check "$file"
+	assert_output "file=$file classes=1"
+}

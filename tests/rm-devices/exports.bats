@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# rm-devices export: the CDI spec against a JSON schema written from the spec, gres.conf Cores=
+# against rm-topo's logical cores, NFD labels against NFD's rules; files written atomically.
+load ../test_helper
+load fixtures
+
+setup_file() {
+	GPU="$BATS_FILE_TMPDIR/gpu" MIXED="$BATS_FILE_TMPDIR/mixed"
+	fx_gpu_server "$GPU"
+	fx_mixed "$MIXED"
+	export GPU MIXED
+}
+
+setup() {
+	export RM_STATE_DIR="$BATS_TEST_TMPDIR/state"
+}
+
+gpu() { rm-devices --sysroot "$GPU" "$@"; }
+mixed() { rm-devices --sysroot "$MIXED" "$@"; }
+
+SCHEMA="$RM_SRCDIR/tests/rm-devices/cdi.schema.json"
+# Debian's python3, which sees python3-jsonschema (a python3 earlier in PATH may not)
+PY=${RM_PYTHON:-/usr/bin/python3}
+
+# Validate the JSON document on stdin against the CDI schema; the errors are the output.
+cdi_valid() {
+	"$PY" -c 'import jsonschema' 2>/dev/null ||
+		skip "python3-jsonschema is not installed (apt-get install python3-jsonschema)"
+	"$PY" -c '
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft7Validator.check_schema(schema)
+errors = list(jsonschema.Draft7Validator(schema).iter_errors(json.load(sys.stdin)))
+for e in errors:
+    print("/".join(map(str, e.absolute_path)) + ": " + e.message)
+sys.exit(1 if errors else 0)' "$SCHEMA"
+}
+
+@test "export cdi: a spec that passes the CDI schema, at the lowest version its fields need" {
+	gpu export cdi >"$BATS_TEST_TMPDIR/gpu.json"
+	run -0 cdi_valid <"$BATS_TEST_TMPDIR/gpu.json"
+	run -0 jq -r '.cdiVersion, .kind, (.devices | length)' "$BATS_TEST_TMPDIR/gpu.json"
+	assert_output "$(printf '%s\n' 0.3.0 rmtools.io/gpu 8)"
+	# the schema does reject what 0.3.0 lacks: a digit-led name, annotations, an empty edit
+	run -1 cdi_valid < <(jq '.devices[0].name = "0"' "$BATS_TEST_TMPDIR/gpu.json")
+	assert_output --partial "devices/0/name"
+	run -1 cdi_valid < <(jq '.annotations = {"a": "b"}' "$BATS_TEST_TMPDIR/gpu.json")
+	run -1 cdi_valid < <(jq '.devices[1].containerEdits = {}' "$BATS_TEST_TMPDIR/gpu.json")
+	run -1 cdi_valid < <(jq '.devices[1].extra = 1' "$BATS_TEST_TMPDIR/gpu.json")
+	# the mixed machine's GPUs (an AMD one, one on vfio-pci) and its FPGA
+	run -0 cdi_valid < <(mixed export cdi)
+	run -0 cdi_valid < <(mixed export cdi --type fpga --vendor-domain example.com)
+}
+
+@test "export cdi: one device per GPU with its nodes, its PCI address and NUMA node" {
+	local idx addr numa nodes
+	gpu export cdi >"$BATS_TEST_TMPDIR/gpu.json"
+	run -0 jq -c '.containerEdits' "$BATS_TEST_TMPDIR/gpu.json"
+	assert_output '{"deviceNodes":[{"path":"/dev/nvidiactl"},{"path":"/dev/nvidia-uvm"},{"path":"/dev/nvidia-uvm-tools"}]}'
+	idx=0
+	while read -r addr numa nodes; do
+		run -0 jq -c ".devices[$idx] | [.name, (.containerEdits.deviceNodes | map(.path) | join(\",\")), .containerEdits.env]" \
+			"$BATS_TEST_TMPDIR/gpu.json"
+		assert_output "[\"gpu$idx\",\"$nodes\",[\"RM_DEVICE_GPU${idx}_PCI=$addr\",\"RM_DEVICE_GPU${idx}_NUMA=$numa\"]]"
+		idx=$((idx + 1))
+	done < <(gpu list --type gpu -o device,numa,dev_nodes -r)
+	[ "$idx" -eq 8 ]
+	# the AMD GPU's /dev/kfd and vfio's container node are shared; no NUMA node is "-"
+	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi | jq -c '[.containerEdits, .devices[].containerEdits.deviceNodes]'"
+	assert_output '[{"deviceNodes":[{"path":"/dev/kfd"},{"path":"/dev/vfio/vfio"}]},[{"path":"/dev/dri/renderD128"}],[{"path":"/dev/vfio/77"}]]'
+	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi --type accel | jq -c '.devices[0].containerEdits.env'"
+	assert_output '["RM_DEVICE_ACCEL0_PCI=0000:d8:00.0","RM_DEVICE_ACCEL0_NUMA=-"]'
+	run -3 bash -c "rm-devices --sysroot '$MIXED' export cdi --type ib --vendor-domain example.com 2>&1"
+	assert_output "rm-devices: no ib devices to export"
+}
+
+@test "export cdi: --vendor-domain names the kind; --output writes the file atomically" {
+	local out=$BATS_TEST_TMPDIR/cdi/rmtools-gpu.json
+	mkdir "$BATS_TEST_TMPDIR/cdi"
+	run -0 gpu export cdi --vendor-domain gpu.example.com --output "$out"
+	assert_output ''
+	run -0 jq -r .kind "$out"
+	assert_output gpu.example.com/gpu
+	run -0 stat -c %a "$out"
+	assert_output 644
+	# replaced whole: a reader holding the old file keeps it; no temporary file is left
+	exec 8<"$out"
+	run -0 gpu export cdi --output "$out" --type ib
+	run -0 jq -r .kind /dev/fd/8
+	assert_output gpu.example.com/gpu
+	exec 8<&-
+	run -0 jq -r .kind "$out"
+	assert_output rmtools.io/ib
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/cdi")" rmtools-gpu.json
+	# nothing to export: exit 3, the file kept
+	run -3 gpu export cdi --type fpga --output "$out"
+	run -0 jq -r .kind "$out"
+	assert_output rmtools.io/ib
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/cdi")" rmtools-gpu.json
+}
+
+@test "export gres: one line per GPU in address order, Cores= as rm-topo's logical cores" {
+	local line addr cpus file cores want n=0
+	run -0 gpu export gres
+	assert_line --index 2 AutoDetect=off
+	assert_line --index 3 'Name=gpu Type=a100_sxm4_40gb File=/dev/nvidia0 Cores=0-1'
+	# the driver's minors, in PCI order: nvidia3 before nvidia2
+	assert_line --index 5 'Name=gpu Type=a100_sxm4_40gb File=/dev/nvidia3 Cores=0-1'
+	assert_line --index 10 'Name=gpu Type=a100_sxm4_40gb File=/dev/nvidia7 Cores=2-3'
+	# each GPU's Cores= are the cores (rm-topo cores: core=N ... cpus=LIST) with a CPU in its
+	# local CPUs: not the Linux CPU numbers 0-1,4-5
+	while read -r addr cpus file; do
+		want=$(rm-topo --sysroot "$GPU" cores -o core,cpus -r | while read -r core list; do
+			comm -12 <(seq_list "$list") <(seq_list "$cpus") | grep -q . && echo "$core"
+		done | paste -sd, | sed 's/^0,1$/0-1/; s/^2,3$/2-3/')
+		line=$(gpu export gres | grep " File=$file ")
+		cores=${line##*Cores=}
+		assert_equal "$cores" "$want"
+		n=$((n + 1))
+	done < <(gpu list --type gpu -o device,cpus,dev_nodes -r)
+	[ "$n" -eq 8 ]
+	run -0 gpu export gres --type ib
+	assert_line --index 3 'Name=ib Type=connectx-6 File=/dev/infiniband/uverbs0 Cores=0-1'
+	# a device without a NUMA node gets no Cores=
+	run -0 mixed export gres --type accel
+	assert_line --index 3 'Name=accel Type=gaudi2_ai_training_accelerator File=/dev/accel/accel0'
+}
+
+# A kernel list (0-1,4-5) as one number a line, sorted as text for comm.
+seq_list() {
+	local part IFS=,
+	for part in $1; do
+		if [[ $part == *-* ]]; then seq "${part%-*}" "${part#*-}"; else echo "$part"; fi
+	done | sort
+}
+
+@test "export nfd: counts per type and NUMA node, labels and values as NFD takes them" {
+	local line name short value n=0
+	run -0 gpu export nfd
+	assert_output "$(printf '%s\n' '# generated by rm-devices export nfd' \
+		feature.node.kubernetes.io/rmtools-gpu.count=8 \
+		feature.node.kubernetes.io/rmtools-gpu.node0=4 \
+		feature.node.kubernetes.io/rmtools-gpu.node1=4 \
+		feature.node.kubernetes.io/rmtools-gpu.vendor=10de \
+		feature.node.kubernetes.io/rmtools-ib.count=4 \
+		feature.node.kubernetes.io/rmtools-ib.node0=2 \
+		feature.node.kubernetes.io/rmtools-ib.node1=2 \
+		feature.node.kubernetes.io/rmtools-ib.vendor=15b3 \
+		feature.node.kubernetes.io/rmtools-nvme.count=1 \
+		feature.node.kubernetes.io/rmtools-nvme.node0=1 \
+		feature.node.kubernetes.io/rmtools-nvme.vendor=144d)"
+	# NFD's rules: a DNS-subdomain prefix, "/", a name of at most 63 characters, alphanumeric
+	# at both ends, [-_.] inside; the value empty or the same characters, at most 63
+	for tree in "$GPU" "$MIXED"; do
+		while IFS= read -r line; do
+			[[ $line == "#"* ]] && continue
+			name=${line%%=*} value=${line#*=}
+			[[ $name =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$ ]] ||
+				fail "bad label name: $name"
+			short=${name##*/}
+			[ "${#short}" -le 63 ] || fail "label name too long: $name"
+			[[ -z $value || ( ${#value} -le 63 && $value =~ ^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$ ) ]] ||
+				fail "bad label value: $line"
+			[[ ${name%%/*} != *kubernetes.io || ${name%%/*} == feature.node.kubernetes.io ]] ||
+				fail "denied namespace: $name"
+			n=$((n + 1))
+		done < <(rm-devices --sysroot "$tree" export nfd)
+	done
+	[ "$n" -ge 20 ]
+	# the mixed machine: a device without NUMA node; --type
+	run -0 mixed export nfd --type accel,fpga
+	assert_output "$(printf '%s\n' '# generated by rm-devices export nfd' \
+		feature.node.kubernetes.io/rmtools-fpga.count=1 \
+		feature.node.kubernetes.io/rmtools-fpga.node1=1 \
+		feature.node.kubernetes.io/rmtools-fpga.vendor=10ee \
+		feature.node.kubernetes.io/rmtools-accel.count=1 \
+		feature.node.kubernetes.io/rmtools-accel.no-numa=1 \
+		feature.node.kubernetes.io/rmtools-accel.vendor=1da3)"
+	run -0 mixed export nfd --type nic
+	assert_line feature.node.kubernetes.io/rmtools-nic.count=10
+}
+
+@test "export nfd and gres: --output replaces the file atomically" {
+	local dir=$BATS_TEST_TMPDIR/features.d
+	mkdir "$dir"
+	echo old >"$dir/rmtools-devices"
+	run -0 gpu export nfd -o "$dir/rmtools-devices"
+	assert_output ''
+	assert_equal "$(sed -n 2p "$dir/rmtools-devices")" feature.node.kubernetes.io/rmtools-gpu.count=8
+	run -0 gpu export gres --output "$dir/gres.conf"
+	assert_equal "$(grep -c '^Name=gpu ' "$dir/gres.conf")" 8
+	assert_equal "$(ls -A "$dir" | xargs)" "gres.conf rmtools-devices"
+	run -1 --separate-stderr gpu export nfd -o "$BATS_TEST_TMPDIR/missing/dir/file"
+	[[ $stderr == "rm-devices: cannot create a file next to '$BATS_TEST_TMPDIR/missing/dir/file'"* ]]
+}
+
+@test "export: bad input exits 2" {
+	usage_error "unknown export format: 'yaml'" gpu export yaml
+	usage_error "missing FORMAT (cdi, gres, nfd)" gpu export
+	usage_error "invalid vendor domain: 'Example.com'" gpu export cdi --vendor-domain Example.com
+	usage_error "invalid vendor domain: 'a/b'" gpu export cdi --vendor-domain a/b
+	usage_error "--vendor-domain is for cdi" gpu export gres --vendor-domain example.com
+	usage_error "cdi takes one --type" gpu export cdi --type gpu,ib
+	usage_error "unknown device type: 'tpu'" gpu export nfd --type tpu
+	usage_error "a CDI spec file must end in .json" gpu export cdi -o "$BATS_TEST_TMPDIR/spec.yaml"
+	usage_error "output options do not apply to 'export'" gpu -J export nfd
+	usage_error "unexpected argument: 'gres'" gpu export nfd gres
+	[ ! -e "$BATS_TEST_TMPDIR/spec.yaml" ]
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rm-bench's commands and what they share: the CPUs and nodes, pinning, memory, statistics. */
+#ifndef RM_BENCH_TOOL_H
+#define RM_BENCH_TOOL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwloc.h>
+
+#include "options.h"
+#include "output.h"
+#include "record.h"
+#include "topology.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+int cmd_mem(int argc, char **argv, struct rm_common *c);
+int cmd_lat(int argc, char **argv, struct rm_common *c);
+int cmd_c2c(int argc, char **argv, struct rm_common *c);
+int cmd_jitter(int argc, char **argv, struct rm_common *c);
+int cmd_run(int argc, char **argv, struct rm_common *c);
+int cmd_compare(int argc, char **argv, struct rm_common *c);
+
+/* ---- the machine as the measurements see it (common.c) ---- */
+
+struct bench {
+	struct rm_topo *t;
+	hwloc_bitmap_t allowed;   /* online CPUs this process may be pinned to (its cpuset) */
+	hwloc_bitmap_t deflt;     /* the CPUs measured by default: the affinity mask, allowed */
+	hwloc_bitmap_t nodes;     /* online NUMA nodes */
+	hwloc_bitmap_t mem_nodes; /* NUMA nodes with memory */
+	bool numa;                /* libnuma works: memory can be bound */
+	size_t page;              /* the base page size */
+};
+
+/* Load this machine; exits 2 when --topology or --sysroot asks for another one. */
+void bench_open(struct bench *b, const struct rm_common *c);
+void bench_close(struct bench *b);
+
+/* Parse a CPU set for OPT and check it against the allowed CPUs; exits 2 with one line. */
+void bench_cpus(const struct bench *b, const char *opt, const char *arg, hwloc_bitmap_t set);
+/* Parse a NUMA node number for OPT; exits 2 unless online (and with memory when NEED_MEMORY). */
+int bench_node(const struct bench *b, const char *opt, const char *arg, bool need_memory);
+/* The online CPUs of NODE (kernel view), and its allowed ones among them into SET. */
+void bench_node_cpus(const struct bench *b, int node, hwloc_bitmap_t set);
+/* The NUMA node of CPU; -1 when unknown. */
+int bench_cpu_node(const struct bench *b, int cpu);
+/* The memory node for a thread on CPU: its own when it has memory, else -1 (the kernel's pick). */
+int bench_local_mem_node(const struct bench *b, int cpu);
+/* N CPUs of SET, one per core first (spread over cores before using their other threads),
+ * in ascending order, into CPUS[]. */
+void bench_pick_cpus(const struct bench *b, hwloc_const_bitmap_t set, int n, int *cpus);
+/* The size of the last-level caches covering SET, each counted once; 0 when unknown. */
+uint64_t bench_llc_size(const struct bench *b, hwloc_const_bitmap_t set);
+/* The size of the data or unified cache of LEVEL (1-3) of CPU; 0 when unknown. */
+uint64_t bench_cache_size(const struct bench *b, int cpu, int level);
+/* Free memory of NODE in bytes (-1: all nodes); 0 when unknown. */
+uint64_t bench_node_free(const struct bench *b, int node);
+/* Free huge pages of size PAGE on NODE (-1: all nodes). */
+long bench_free_hugepages(uint64_t page, int node);
+/* Refuse (exit 2) a page size the machine lacks; OPT names the option. */
+void bench_check_page(const struct bench *b, const char *opt, uint64_t page);
+
+/* Refuse measuring another machine than this one (exit 2). */
+void bench_live_only(const struct rm_common *c);
+
+/* ---- threads ---- */
+
+/* Pin the calling thread to CPU. Returns 0, or -1 with errno. */
+int bench_pin(int cpu);
+/* Start a thread running FN(ARG); exits 1 on failure. */
+void bench_thread(pthread_t *tid, void *(*fn)(void *), void *arg);
+
+/* A barrier that spins: threads pinned one per CPU leave it within a few hundred nanoseconds,
+ * where a futex wake-up (pthread_barrier) costs tens of microseconds and skews short timings. */
+struct spin_barrier {
+	atomic_uint count;
+	atomic_uint phase;
+	unsigned n;
+};
+void spin_barrier_init(struct spin_barrier *b, unsigned n);
+void spin_barrier_wait(struct spin_barrier *b);
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
+uint64_t bench_now(void);
+
+/* ---- memory ---- */
+
+/* Memory from mmap: normal pages (transparent huge pages off) or huge pages of PAGE bytes,
+ * bound to NODE (-1: not bound). */
+struct region {
+	void *base;
+	size_t len;  /* mapped length */
+	size_t page; /* page size */
+};
+
+/* Map SIZE bytes. Returns 0, or -1 with *WHY allocated ("no 2MiB huge pages free on node 0").
+ * Nothing is touched yet. */
+int region_map(struct region *r, size_t size, size_t page, int node, char **why);
+/* Write one byte per page so that every page is in place, the caller's first touch. Huge pages
+ * may still run out (another process took them): returns -1 with *WHY then. */
+int region_touch(struct region *r, char **why);
+void region_unmap(struct region *r);
+/* The NUMA nodes that hold pages of R (a sample of them) ORed into NODES. */
+void region_nodes(const struct region *r, hwloc_bitmap_t nodes);
+
+/* ---- statistics (stats.c) ---- */
+
+/* Figures over runs: BEST is the highest value for rates and the lowest for times. */
+struct summary {
+	double best, median, min, max;
+	double spread; /* (max - min) / median, in percent: the runs' own noise */
+};
+void summarize(const double *v, size_t n, bool higher_better, struct summary *s);
+/* The median of V (N > 0); V is sorted in place. */
+double stat_median(double *v, size_t n);
+/* The Q quantile (0..1) of sorted V, by linear interpolation between ranks. */
+double stat_quantile(const double *sorted, size_t n, double q);
+int cmp_double(const void *a, const void *b);
+
+/* ---- parsing (parse.c) ---- */
+
+/* A positive integer in [MIN, MAX] for OPT; argp_error otherwise. */
+struct argp_state;
+long parse_long(struct argp_state *state, const char *opt, const char *arg, long min, long max);
+/* A duration with a unit: "10s", "200ms", "1ms", "50us", "1m", "1h"; in nanoseconds. */
+int parse_duration(const char *arg, uint64_t *ns);
+/* A size for OPT ("64M", "1GiB"); argp_error when invalid or zero. */
+uint64_t parse_size(struct argp_state *state, const char *opt, const char *arg);
+/* A comma list of sizes; *N entries allocated into *SIZES. */
+void parse_size_list(struct argp_state *state, const char *opt, const char *arg,
+		     uint64_t **sizes, size_t *n);
+/* A percentage: "5%", "5", "0.5%". -1 when invalid. */
+double parse_percent(const char *arg);
+
+/* ---- measurements, so that run can call them ---- */
+
+/* Defaults of --runs. */
+enum { MEM_RUNS = 10, LAT_RUNS = 5, C2C_RUNS = 5, JITTER_RUNS = 5 };
+
+enum mem_op { OP_COPY, OP_SCALE, OP_ADD, OP_TRIAD, NOPS };
+extern const char *const mem_op_names[NOPS];
+
+struct mem_params {
+	hwloc_bitmap_t cpus;     /* the CPUs: one thread per CPU */
+	int threads;             /* 0: one per CPU of cpus */
+	int mem_node;            /* -1: each thread's own node */
+	uint64_t size;           /* bytes per array; 0: 4 x the last-level caches */
+	uint64_t page;           /* page size */
+	unsigned ops;            /* bit per enum mem_op */
+	bool normal_stores;      /* no streaming stores */
+	int runs;
+};
+extern const struct rm_column mem_cols[];
+extern const size_t mem_ncols;
+/* Measure and print one record per op. Returns false when skipped (no huge pages). */
+bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_out *out);
+/* The default array size for CPUS: 4 x their last-level caches, at least 16 MiB, MiB-rounded. */
+uint64_t mem_default_size(const struct bench *b, hwloc_const_bitmap_t cpus);
+/* The instruction set the kernels use here ("avx512", "avx2", "sse2", "generic"). */
+const char *mem_isa(void);
+
+struct lat_params {
+	int cpu;
+	int mem_node;            /* -1: the CPU's node */
+	uint64_t *sizes;
+	size_t nsizes;
+	uint64_t *pages;
+	size_t npages;
+	int runs;
+};
+extern const struct rm_column lat_cols[];
+extern const size_t lat_ncols;
+void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_out *out);
+/* Default sizes for CPU: inside L1, L2 and L3 (half of each), and 4 x L3 (memory). */
+size_t lat_default_sizes(const struct bench *b, int cpu, uint64_t **sizes);
+
+struct c2c_params {
+	hwloc_bitmap_t cpus;
+	int pairs;               /* 0: every pair */
+	long iterations;         /* round trips per run */
+	int runs;
+};
+extern const struct rm_column c2c_cols[];
+extern const size_t c2c_ncols;
+void c2c_measure(const struct bench *b, const struct c2c_params *p, struct rm_out *out);
+
+struct jitter_params {
+	hwloc_bitmap_t cpus;
+	int shared_cpu;          /* -1: none; else measured too, as the shared CPU */
+	uint64_t duration;       /* ns */
+	uint64_t interval;       /* ns */
+	int priority;            /* 0: SCHED_OTHER */
+	int runs;
+	int dma_latency;         /* /dev/cpu_dma_latency to hold, in us; -1: none */
+	bool histogram;          /* print the histogram records (always in JSON) */
+};
+extern const struct rm_column jitter_cols[];
+extern const size_t jitter_ncols;
+/* Measure and print one record per CPU; the samples are kept for the histogram. */
+struct jitter_hist;
+struct jitter_hist *jitter_measure(const struct bench *b, const struct jitter_params *p,
+				   struct rm_out *out);
+/* Print the histogram listing when PRINT or in JSON (after the jitter listing is closed), and
+ * free H. */
+void jitter_histogram(struct jitter_hist *h, const struct rm_outopts *opts, bool print);
+
+/* The machine record of run. */
+extern const struct rm_column machine_cols[];
+extern const size_t machine_ncols;
+void machine_record(const struct bench *b, struct rm_out *out);
+
+#endif

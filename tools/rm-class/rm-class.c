@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rm-class: named resource classes over the device records of rm-devices. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exitcodes.h"
+#include "options.h"
+#include "rm-class.h"
+#include "xalloc.h"
+
+static const struct rm_command commands[] = {
+	{ "list", cmd_list, "one record per class, where each comes from (default)" },
+	{ "show", cmd_show, "classes in class file form, selectors canonical" },
+	{ "match", cmd_match, "the device records of a class, from standard input or found" },
+	{ "explain", cmd_explain, "which clauses of a class a device passes and fails" },
+	{ "check", cmd_check, "validate class files, reporting every error" },
+	{ "export", cmd_export, "DRA DeviceClass or SR-IOV device plugin selectors" },
+	{ NULL, NULL, NULL },
+};
+
+enum { OPT_LIST_COMMANDS = 0x100 };
+
+static const struct argp_option global_options[] = {
+	{ "list-commands", OPT_LIST_COMMANDS, NULL, OPTION_HIDDEN, "print the command names", 0 },
+	{ 0 }
+};
+
+static error_t global_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	(void)state;
+	switch (key) {
+	case OPT_LIST_COMMANDS:
+		for (const struct rm_command *cmd = commands; cmd->name; cmd++)
+			puts(cmd->name);
+		exit(RM_EXIT_SUCCESS);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static char *global_help(int key, const char *text, void *input)
+{
+	(void)input;
+	if (key == ARGP_KEY_HELP_POST_DOC) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		fputs("Commands:\n", f);
+		for (const struct rm_command *cmd = commands; cmd->name; cmd++)
+			fprintf(f, "  %-16s %s\n", cmd->name, cmd->summary);
+		fputs("\nEach command takes --help. See rm-class(1) and rm-class.conf(5).", f);
+		fclose(f);
+		return buf;
+	}
+	return (char *)text;
+}
+
+static const struct argp global_argp = {
+	global_options, global_parse, "[COMMAND [ARGS...]]",
+	"Name classes of devices by what they must offer (type == \"gpu\" and memory >= 16GiB), "
+	"and select the devices of a class from the records of rm-devices.\v",
+	NULL, global_help, NULL
+};
+
+/* ---- what the commands share ---- */
+
+const struct rm_classes *classes(void)
+{
+	const struct rm_classes *cl;
+	char *msg = NULL;
+	int status;
+
+	if (!(cl = rm_classes_get(&msg, &status))) {
+		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		free(msg);
+		exit(status);
+	}
+	return cl;
+}
+
+const struct rm_class *class_named(const char *name)
+{
+	const struct rm_class *c = rm_classes_find(classes(), name);
+
+	if (!c) {
+		char *s = rm_record_show(name, strlen(name));
+
+		fprintf(stderr, "%s: no such class: '%s' (see rm-class list)\n",
+			program_invocation_short_name, s);
+		free(s);
+		exit(RM_EXIT_USAGE);
+	}
+	return c;
+}
+
+struct rm_selector *selector_arg(const char *text)
+{
+	struct rm_selector_error e;
+	struct rm_selector *sel;
+
+	if (rm_selector_parse(text, &sel, &e)) {
+		fprintf(stderr, "%s: invalid selector: line %u, column %u: %s\n",
+			program_invocation_short_name, e.line, e.column, e.what);
+		rm_selector_error_free(&e);
+		exit(RM_EXIT_USAGE);
+	}
+	return sel;
+}
+
+int main(int argc, char **argv)
+{
+	struct rm_common common;
+	int cmd;
+
+	rm_tool_init();
+	/* the classes stay loaded for the run and are freed at exit */
+	atexit(rm_classes_release);
+	rm_common_init(&common);
+	cmd = rm_parse_global(&global_argp, argc, argv, &common, NULL);
+	if (cmd >= argc) {
+		char *args[] = { "list", NULL };
+		return cmd_list(1, args, &common);
+	}
+	return rm_command_find(commands, argv[cmd])->run(argc - cmd, argv + cmd, &common);
+}

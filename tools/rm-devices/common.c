@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What rm-devices' commands share: loading and filtering devices, the state, cgroup places. */
+#include "config.h"
+
+#include <ctype.h>
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cpulist.h"
+#include "exitcodes.h"
+#include "rm-devices.h"
+#include "sysfs.h"
+#include "xalloc.h"
+
+/* ---- filters ---- */
+
+enum { OPT_TYPE = 0x200, OPT_VENDOR, OPT_NODE, OPT_ALL };
+
+static const struct argp_option filter_options[] = {
+	{ "type", OPT_TYPE, "TYPE", 0,
+	  "only devices of these types (gpu, nic, ib, fpga, accel, nvme, other; a comma list)", 0 },
+	{ "vendor", OPT_VENDOR, "ID", 0, "only devices of this PCI vendor id (10de, 0x15b3)", 0 },
+	{ "node", OPT_NODE, "SET", 0, "only devices on these NUMA nodes", 0 },
+	{ "all", OPT_ALL, NULL, 0, "every PCI function, bridges and the like included", 0 },
+	{ 0 }
+};
+
+int parse_types(const char *arg, bool *types, const char **bad, size_t *badlen)
+{
+	const char *p = arg;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char name[16];
+		int t = -1;
+
+		if (len < sizeof(name)) {
+			memcpy(name, p, len);
+			name[len] = '\0';
+			t = rm_devices_type_parse(name);
+		}
+		if (t < 0) {
+			*bad = p;
+			*badlen = len;
+			return -1;
+		}
+		types[t] = true;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+static error_t filter_parse(int key, char *arg, struct argp_state *state)
+{
+	struct filter *f = state->input;
+	const char *bad;
+	size_t badlen;
+	char *end, *msg = NULL;
+	unsigned long v;
+
+	switch (key) {
+	case OPT_TYPE:
+		if (parse_types(arg, f->types, &bad, &badlen) < 0)
+			argp_error(state, "unknown device type: '%.*s' (gpu, nic, ib, fpga, accel, nvme, "
+				   "other)", (int)badlen, bad);
+		f->any_type = true;
+		break;
+	case OPT_VENDOR:
+		errno = 0;
+		v = strtoul(arg + (!strncasecmp(arg, "0x", 2) ? 2 : 0), &end, 16);
+		if (!isxdigit((unsigned char)arg[!strncasecmp(arg, "0x", 2) ? 2 : 0]) || *end ||
+		    errno || v > 0xffff)
+			argp_error(state, "invalid vendor id: '%s' (4 hex digits, such as 10de)", arg);
+		f->vendor = (int)v;
+		break;
+	case OPT_NODE:
+		if (!f->nodes)
+			f->nodes = hwloc_bitmap_alloc();
+		if (rm_cpulist_parse(arg, f->nodes, &msg) < 0) {
+			hwloc_bitmap_free(f->nodes);
+			f->nodes = NULL;
+			argp_error(state, "invalid --node: %s", msg);
+		}
+		break;
+	case OPT_ALL:
+		f->all = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp filter_argp = { filter_options, filter_parse, NULL, NULL, NULL, NULL, NULL };
+
+void filter_init(struct filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->vendor = -1;
+}
+
+void filter_free(struct filter *f)
+{
+	if (f->nodes)
+		hwloc_bitmap_free(f->nodes);
+	f->nodes = NULL;
+}
+
+bool filter_match(const struct filter *f, const struct rm_device *d)
+{
+	if (f->any_type && !f->types[d->type])
+		return false;
+	if (!f->any_type && !f->all && d->type == RM_DEV_OTHER)
+		return false;
+	if (f->vendor >= 0 && d->vendor != f->vendor)
+		return false;
+	if (f->nodes && (d->numa < 0 || !hwloc_bitmap_isset(f->nodes, d->numa)))
+		return false;
+	return true;
+}
+
+/* ---- loading ---- */
+
+const char *devices_sysroot(const struct rm_common *c)
+{
+	return c->sysroot && *c->sysroot ? c->sysroot : NULL;
+}
+
+void devices_input(const struct rm_common *c)
+{
+	if (c->topology)
+		rm_usage_errx("devices are read from sysfs, which a described topology does not have: "
+			      "'%s' (use --sysroot with a snapshot)", c->topology);
+}
+
+void devices_load(const struct rm_common *c, unsigned flags, struct rm_devices *devs)
+{
+	char *msg = NULL;
+
+	devices_input(c);
+	if (rm_devices_scan(devices_sysroot(c), flags, devs, &msg) < 0) {
+		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		free(msg);
+		exit(RM_EXIT_USAGE);
+	}
+}
+
+void print_devices(const struct rm_common *c, struct rm_device *const *devs, size_t n)
+{
+	struct rm_out *out = rm_out_new(&c->out, "devices", rm_devices_columns, rm_devices_ncolumns,
+					rm_devices_defaults, true);
+
+	for (size_t i = 0; i < n; i++)
+		rm_devices_out(out, devs[i]);
+	rm_out_close(out);
+	rm_out_flush();
+}
+
+void check_columns(const struct rm_common *c, const struct rm_column *cols, size_t ncols,
+		   const char *defaults)
+{
+	/* records mode prints nothing at close: -o is checked (exit 2) and nothing is shown */
+	struct rm_outopts o = c->out;
+
+	o.mode = RM_OUT_RECORDS;
+	rm_out_close(rm_out_new(&o, "check", cols, ncols, defaults, true));
+}
+
+void devices_fail(int rc, char *msg)
+{
+	fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+	free(msg);
+	exit(rc == RM_DEVICES_EINVAL ? RM_EXIT_USAGE :
+	     rc == RM_DEVICES_ENOSPC ? RM_EXIT_NORESOURCE : RM_EXIT_FAILURE);
+}
+
+/* ---- state ---- */
+
+void check_owner(const char *owner)
+{
+	if (!rm_name_valid(owner))
+		rm_usage_errx("invalid owner name: '%s' (letters, digits, '_', '.', '-'; at most "
+			      "64, starting with a letter or digit)", owner);
+}
+
+void dstate_open(struct rm_state *st, bool write)
+{
+	char *msg = NULL;
+
+	if (rm_state_open(st, DEVICES_STATE, write ? RM_STATE_WRITE : RM_STATE_READ, &msg)) {
+		int saved = errno;
+
+		rm_state_close(st);
+		fprintf(stderr, "%s: %s%s\n", program_invocation_short_name, msg,
+			write && saved == EACCES && geteuid() != 0 ? "; changing allocations needs root" :
+			!strncmp(msg, "corrupt ", 8) ? "; restore it from a backup, or move it away to "
+						       "start empty (rm-devices(1), STATE)" : "");
+		free(msg);
+		exit(RM_EXIT_FAILURE);
+	}
+	/* every record must be an allocation: anything else was not written by rm-devices */
+	for (size_t i = 0; i < st->nrecords; i++) {
+		const struct rm_record *r = &st->records[i];
+		const char *owner = rm_record_get(r, "owner");
+		char addr[24];
+
+		if (strcmp(rm_record_kind(r), "device") || !owner || !rm_name_valid(owner) ||
+		    rm_devices_addr_parse(r->fields[0].value, addr) < 0) {
+			fprintf(stderr, "%s: corrupt state file '%s': line %u: not a device allocation "
+				"record; restore it from a backup, or move it away to start empty "
+				"(rm-devices(1), STATE)\n", program_invocation_short_name, st->path,
+				r->line + 1);
+			rm_state_close(st);
+			exit(RM_EXIT_FAILURE);
+		}
+	}
+}
+
+bool dstate_has_owner(const struct rm_state *st, const char *owner)
+{
+	for (size_t i = 0; i < st->nrecords; i++)
+		if (!strcmp(rm_record_get(&st->records[i], "owner"), owner))
+			return true;
+	return false;
+}
+
+enum { AC_DEVICE, AC_OWNER, AC_TYPE, AC_NUMA, AC_DRIVER, AC_VENDOR, AC_PRODUCT, AC_CREATED };
+const struct rm_column alloc_cols[] = {
+	[AC_DEVICE] = { "device", RM_COL_STRING, "PCI address of the allocated device" },
+	[AC_OWNER] = { "owner", RM_COL_STRING, "the owner's name" },
+	[AC_TYPE] = { "type", RM_COL_STRING, "device type" },
+	[AC_NUMA] = { "numa", RM_COL_INT, "its NUMA node when allocated (- for none)" },
+	[AC_DRIVER] = { "driver", RM_COL_STRING, "its driver when allocated" },
+	[AC_VENDOR] = { "vendor", RM_COL_STRING, "PCI vendor id" },
+	[AC_PRODUCT] = { "product", RM_COL_STRING, "PCI device id" },
+	[AC_CREATED] = { "created", RM_COL_INT, "when it was allocated (seconds since the epoch)" },
+};
+const size_t alloc_ncols = ARRAY_SIZE(alloc_cols);
+const char alloc_defaults[] = "device,owner,type,numa,driver";
+
+void print_allocations(const struct rm_common *c, const struct rm_record *recs, size_t n)
+{
+	struct rm_out *out = rm_out_new(&c->out, "allocations", alloc_cols, alloc_ncols,
+					alloc_defaults, true);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rm_record *r = &recs[i];
+
+		rm_out_begin(out);
+		for (size_t k = 0; k < alloc_ncols; k++) {
+			const char *v = rm_record_get(r, alloc_cols[k].name);
+
+			if (!v || !strcmp(v, "-"))
+				continue;
+			if (alloc_cols[k].type == RM_COL_INT)
+				rm_out_int(out, (int)k, strtoll(v, NULL, 10));
+			else
+				rm_out_str(out, (int)k, v);
+		}
+		rm_out_end(out);
+	}
+	rm_out_close(out);
+	rm_out_flush();
+}
+
+/* ---- cgroups ---- */
+
+bool devices_cgroups(const struct rm_common *c)
+{
+	const char *root = getenv("RM_CGROUP_ROOT");
+
+	return (root && *root) || (!devices_sysroot(c) && !c->topology);
+}
+
+const char *cgroup_root(void)
+{
+	const char *root = getenv("RM_CGROUP_ROOT");
+
+	return root && *root ? root : "/sys/fs/cgroup";
+}
+
+char *devices_cgroup(const char *owner, bool *v2)
+{
+	char *allow = xasprintf("%s/devices/devices.allow", cgroup_root()), *s;
+	bool v1 = access(allow, F_OK) == 0;
+
+	free(allow);
+	if (v1)
+		return xasprintf("%s/devices/rmtools/%s", cgroup_root(), owner);
+	s = xasprintf("%s/cgroup.controllers", cgroup_root());
+	*v2 = access(s, F_OK) == 0;
+	free(s);
+	if (!*v2) {
+		s = xasprintf("%s/unified/cgroup.controllers", cgroup_root());
+		*v2 = access(s, F_OK) == 0;
+		free(s);
+	}
+	return NULL;
+}
+
+/* rmdir, and in a plain-directory tree laid out like cgroupfs (tests) its files first. */
+static int remove_cgroup_dir(const char *dir)
+{
+	static const char *const files[] = { "devices.allow", "devices.deny", "devices.list",
+					     "cgroup.procs", "tasks" };
+
+	if (rmdir(dir) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != ENOTEMPTY && errno != EEXIST)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *f = xasprintf("%s/%s", dir, files[i]);
+		struct stat st;
+
+		/* only regular files of a plain tree; cgroupfs refuses unlink anyway */
+		if (lstat(f, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(f);
+		free(f);
+	}
+	return rmdir(dir);
+}
+
+void devices_cgroup_remove(const char *owner)
+{
+	bool v2 = false;
+	char *dir = devices_cgroup(owner, &v2), *parent;
+
+	if (!dir || access(dir, F_OK) < 0) {
+		free(dir);
+		return;
+	}
+	if (remove_cgroup_dir(dir) < 0) {
+		warnx("cannot remove the devices cgroup '%s': %s; its processes keep access to the "
+		      "devices until it is removed", dir, strerror(errno));
+	} else {
+		parent = xstrdup(dir);
+		*strrchr(parent, '/') = '\0';
+		rmdir(parent); /* the rmtools parent, when no owner is left in it */
+		free(parent);
+	}
+	free(dir);
+}

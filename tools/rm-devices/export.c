@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rm-devices export: a CDI spec, Slurm gres.conf lines or Node Feature Discovery labels. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cpulist.h"
+#include "exitcodes.h"
+#include "rm-devices.h"
+#include "topology.h"
+#include "xalloc.h"
+
+#define CDI_VENDOR_DEFAULT "rmtools.io"
+/* NFD's own namespace: always allowed by nfd-master, whatever denyLabelNs says */
+#define NFD_PREFIX "feature.node.kubernetes.io/rmtools-"
+
+enum { OPT_OUTPUT_FILE = 'o', OPT_VENDOR_DOMAIN = 0x500, OPT_TYPE };
+
+struct export_args {
+	const char *format;
+	const char *output;
+	const char *domain;
+	bool types[RM_DEV_NTYPES];
+	bool any_type;
+};
+
+static const struct argp_option export_options[] = {
+	{ "output", OPT_OUTPUT_FILE, "FILE", 0,
+	  "write FILE atomically instead of standard output", 0 },
+	{ "type", OPT_TYPE, "TYPE", 0,
+	  "the device types (a comma list; cdi and gres: one type, default gpu)", 0 },
+	{ "vendor-domain", OPT_VENDOR_DOMAIN, "NAME", 0,
+	  "cdi: the vendor part of the kind, NAME/TYPE (default " CDI_VENDOR_DEFAULT ")", 0 },
+	{ 0 }
+};
+
+/* A DNS subdomain as CDI takes a vendor: labels of [a-z0-9-], alphanumeric at both ends. */
+static bool valid_domain(const char *d)
+{
+	size_t n = strlen(d), label = 0;
+
+	if (n == 0 || n > 253 || !isalpha((unsigned char)d[0]))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = d[i];
+
+		if (ch == '.') {
+			if (label == 0 || d[i - 1] == '-')
+				return false;
+			label = 0;
+			continue;
+		}
+		if (!(islower((unsigned char)ch) || isdigit((unsigned char)ch) || ch == '-') ||
+		    (label == 0 && ch == '-') || ++label > 63)
+			return false;
+	}
+	return label > 0 && d[n - 1] != '-';
+}
+
+static error_t export_parse(int key, char *arg, struct argp_state *state)
+{
+	struct export_args *e = state->input;
+	const char *bad;
+	size_t badlen;
+
+	switch (key) {
+	case OPT_OUTPUT_FILE:
+		e->output = arg;
+		break;
+	case OPT_VENDOR_DOMAIN:
+		if (!valid_domain(arg))
+			argp_error(state, "invalid vendor domain: '%s' (a DNS name such as "
+				   "example.com)", arg);
+		e->domain = arg;
+		break;
+	case OPT_TYPE:
+		if (parse_types(arg, e->types, &bad, &badlen) < 0)
+			argp_error(state, "unknown device type: '%.*s' (gpu, nic, ib, fpga, accel, nvme, "
+				   "other)", (int)badlen, bad);
+		e->any_type = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (e->format)
+			argp_error(state, "unexpected argument: '%s'", arg);
+		if (strcmp(arg, "cdi") && strcmp(arg, "gres") && strcmp(arg, "nfd"))
+			argp_error(state, "unknown export format: '%s' (cdi, gres, nfd)", arg);
+		e->format = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!e->format)
+			argp_error(state, "missing FORMAT (cdi, gres, nfd)");
+		if (e->domain && strcmp(e->format, "cdi"))
+			argp_error(state, "--vendor-domain is for cdi");
+		if (e->any_type && strcmp(e->format, "nfd")) {
+			int n = 0;
+
+			for (int t = 0; t < RM_DEV_NTYPES; t++)
+				n += e->types[t];
+			if (n != 1)
+				argp_error(state, "%s takes one --type", e->format);
+		}
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* ---- JSON, written by hand: three levels of fixed keys do not need a library ---- */
+
+static void json_string(FILE *f, const char *s)
+{
+	putc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			putc(*p, f);
+	}
+	putc('"', f);
+}
+
+static void json_nodes(FILE *f, const struct rm_devnode *const *nodes, size_t n,
+		       const char *indent)
+{
+	fprintf(f, "\"deviceNodes\": [");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s\n%s  {\"path\": ", i ? "," : "", indent);
+		json_string(f, nodes[i]->path);
+		putc('}', f);
+	}
+	fprintf(f, "\n%s]", indent);
+}
+
+/*
+ * The lowest cdiVersion that has every feature the spec uses (SPEC.md's version ladder):
+ * 0.5.0 for names starting with a digit, 0.6.0 for dots in the class. The rest written here
+ * (deviceNodes with a path, env) is 0.3.0.
+ */
+static const char *cdi_version(const char *cls, const char *const *names, size_t n)
+{
+	const char *v = "0.3.0";
+
+	for (size_t i = 0; i < n; i++)
+		if (isdigit((unsigned char)names[i][0]))
+			v = "0.5.0";
+	if (strchr(cls, '.'))
+		v = "0.6.0";
+	return v;
+}
+
+struct export {
+	struct export_args *e;
+	struct rm_device **sel;
+	size_t n;
+	struct rm_topo *t;
+	enum rm_device_type type;
+	const char *sysroot;
+};
+
+static void write_cdi(FILE *f, const struct export *x)
+{
+	const char *cls = rm_devices_type_name(x->type);
+	const struct rm_devnode **shared = xcalloc(1, sizeof(*shared));
+	char **names = xcalloc(x->n + 1, sizeof(*names));
+	size_t nshared = 0;
+
+	for (size_t i = 0; i < x->n; i++) {
+		names[i] = rm_devices_name(x->sel[i]);
+		for (size_t k = 0; k < x->sel[i]->nshared; k++) {
+			const struct rm_devnode *s = &x->sel[i]->shared[k];
+			bool seen = false;
+
+			for (size_t j = 0; j < nshared && !seen; j++)
+				seen = !strcmp(shared[j]->path, s->path);
+			if (seen)
+				continue;
+			shared = xrealloc(shared, (nshared + 1) * sizeof(*shared));
+			shared[nshared++] = s;
+		}
+	}
+	fprintf(f, "{\n  \"cdiVersion\": \"%s\",\n  \"kind\": ",
+		cdi_version(cls, (const char *const *)names, x->n));
+	{
+		char *kind = xasprintf("%s/%s", x->e->domain ? x->e->domain : CDI_VENDOR_DEFAULT,
+				       cls);
+		json_string(f, kind);
+		free(kind);
+	}
+	/* the nodes every device of the driver needs (/dev/nvidiactl), applied with any device */
+	if (nshared) {
+		fputs(",\n  \"containerEdits\": {\n    ", f);
+		json_nodes(f, shared, nshared, "    ");
+		fputs("\n  }", f);
+	}
+	fputs(",\n  \"devices\": [", f);
+	for (size_t i = 0; i < x->n; i++) {
+		const struct rm_device *d = x->sel[i];
+		const struct rm_devnode **own = xcalloc(d->nnodes + 1, sizeof(*own));
+		char *up = xstrdup(names[i]), *env;
+
+		for (size_t k = 0; k < d->nnodes; k++)
+			own[k] = &d->nodes[k];
+		for (char *p = up; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
+		fprintf(f, "%s\n    {\n      \"name\": ", i ? "," : "");
+		json_string(f, names[i]);
+		fputs(",\n      \"containerEdits\": {\n        ", f);
+		if (d->nnodes) {
+			json_nodes(f, own, d->nnodes, "        ");
+			fputs(",\n        ", f);
+		}
+		/* one name per device: CDI sets variables by name, so two devices' would clash */
+		fputs("\"env\": [\n          ", f);
+		env = xasprintf("RM_DEVICE_%s_PCI=%s", up, d->addr);
+		json_string(f, env);
+		free(env);
+		fputs(",\n          ", f);
+		if (d->numa >= 0)
+			env = xasprintf("RM_DEVICE_%s_NUMA=%d", up, d->numa);
+		else
+			env = xasprintf("RM_DEVICE_%s_NUMA=-", up);
+		json_string(f, env);
+		free(env);
+		fputs("\n        ]\n      }\n    }", f);
+		free(own);
+		free(up);
+	}
+	fputs("\n  ]\n}\n", f);
+	for (size_t i = 0; i < x->n; i++)
+		free(names[i]);
+	free(names);
+	free(shared);
+}
+
+/* Slurm's Type: the model in brackets of the pci.ids name, lower case, "_" for blanks. */
+static char *gres_type(const struct rm_device *d)
+{
+	const char *s = d->product_name, *open, *close;
+	char *out, *o;
+
+	if (!s)
+		return NULL;
+	if ((open = strchr(s, '[')) && (close = strchr(open, ']')))
+		s = open + 1;
+	else
+		close = s + strlen(s);
+	out = o = xmalloc((size_t)(close - s) + 1);
+	for (; s < close; s++) {
+		if (isalnum((unsigned char)*s) || *s == '.' || *s == '-')
+			*o++ = (char)tolower((unsigned char)*s);
+		else if ((*s == ' ' || *s == '_' || *s == '/') && o > out && o[-1] != '_')
+			*o++ = '_';
+	}
+	while (o > out && o[-1] == '_')
+		o--;
+	*o = '\0';
+	if (!*out) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static void write_gres(FILE *f, const struct export *x)
+{
+	hwloc_const_bitmap_t online = hwloc_topology_get_topology_cpuset(x->t->topo);
+	hwloc_bitmap_t cores = hwloc_bitmap_alloc();
+	const char *name = rm_devices_type_name(x->type);
+
+	fputs("# generated by rm-devices export gres: one line per device in PCI address order;\n"
+	      "# Cores= are Slurm's core indices (hwloc logical), not Linux CPU numbers\n"
+	      "AutoDetect=off\n", f);
+	for (size_t i = 0; i < x->n; i++) {
+		const struct rm_device *d = x->sel[i];
+		char *type = gres_type(d), *list;
+		hwloc_obj_t core = NULL;
+
+		if (!d->nnodes) {
+			warnx("%s has no device node; left out", d->addr);
+			free(type);
+			continue;
+		}
+		fprintf(f, "Name=%s", name);
+		if (type)
+			fprintf(f, " Type=%s", type);
+		fprintf(f, " File=%s", d->nodes[0].path);
+		/* local CPUs that are every CPU (no NUMA node) say nothing: no Cores= */
+		if (d->cpus && d->numa >= 0 && !hwloc_bitmap_isincluded(online, d->cpus)) {
+			hwloc_bitmap_zero(cores);
+			while ((core = hwloc_get_next_obj_by_type(x->t->topo, HWLOC_OBJ_CORE, core)))
+				if (hwloc_bitmap_intersects(core->cpuset, d->cpus))
+					hwloc_bitmap_set(cores, core->logical_index);
+			if (!hwloc_bitmap_iszero(cores)) {
+				list = rm_cpulist_format(cores);
+				fprintf(f, " Cores=%s", list);
+				free(list);
+			}
+		}
+		putc('\n', f);
+		free(type);
+	}
+	hwloc_bitmap_free(cores);
+}
+
+static void write_nfd(FILE *f, const struct export *x)
+{
+	fputs("# generated by rm-devices export nfd\n", f);
+	for (int t = 0; t < RM_DEV_NTYPES; t++) {
+		const char *name = rm_devices_type_name(t);
+		size_t count = 0, nonuma = 0;
+		int vendor = -2, maxnode = -1;
+
+		for (size_t i = 0; i < x->n; i++) {
+			const struct rm_device *d = x->sel[i];
+
+			if ((int)d->type != t)
+				continue;
+			count++;
+			nonuma += d->numa < 0;
+			if (d->numa > maxnode)
+				maxnode = d->numa;
+			vendor = vendor == -2 || vendor == d->vendor ? d->vendor : -1;
+		}
+		if (!count)
+			continue;
+		fprintf(f, NFD_PREFIX "%s.count=%zu\n", name, count);
+		for (int node = 0; node <= maxnode; node++) {
+			size_t k = 0;
+
+			for (size_t i = 0; i < x->n; i++)
+				k += (int)x->sel[i]->type == t && x->sel[i]->numa == node;
+			if (k)
+				fprintf(f, NFD_PREFIX "%s.node%d=%zu\n", name, node, k);
+		}
+		if (nonuma)
+			fprintf(f, NFD_PREFIX "%s.no-numa=%zu\n", name, nonuma);
+		if (vendor >= 0)
+			fprintf(f, NFD_PREFIX "%s.vendor=%04x\n", name, vendor);
+	}
+}
+
+static void write_format(FILE *f, const struct export *x)
+{
+	if (!strcmp(x->e->format, "cdi"))
+		write_cdi(f, x);
+	else if (!strcmp(x->e->format, "gres"))
+		write_gres(f, x);
+	else
+		write_nfd(f, x);
+}
+
+/* Write to a dot-file in the same directory (watchers ignore those), fsync, rename into place.
+ * Returns 0, or -1 with *ERRMSG and no file left behind. */
+static int write_atomically(const char *path, const struct export *x, char **errmsg)
+{
+	char *copy = xstrdup(path), *copy2 = xstrdup(path);
+	char *tmp = xasprintf("%s/.%s.XXXXXX", dirname(copy), basename(copy2));
+	int fd = mkstemp(tmp), saved, rc = 0;
+	FILE *f;
+
+	free(copy);
+	free(copy2);
+	if (fd < 0) {
+		*errmsg = xasprintf("cannot create a file next to '%s': %s", path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		saved = errno;
+		close(fd);
+		unlink(tmp);
+		*errmsg = xasprintf("cannot write '%s': %s", path, strerror(saved));
+		free(tmp);
+		return -1;
+	}
+	write_format(f, x);
+	if (fflush(f) != 0 || ferror(f) || fchmod(fd, 0644) < 0 || fsync(fd) < 0)
+		rc = -1;
+	saved = errno;
+	if (fclose(f) != 0 && !rc) {
+		rc = -1;
+		saved = errno;
+	}
+	if (!rc && rename(tmp, path) < 0) {
+		rc = -1;
+		saved = errno;
+	}
+	if (rc) {
+		unlink(tmp);
+		*errmsg = xasprintf("cannot write '%s': %s", path, strerror(saved));
+	}
+	free(tmp);
+	return rc;
+}
+
+int cmd_export(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp argp = {
+		export_options, export_parse, "cdi|gres|nfd",
+		"Export the devices for other tools. cdi: a Container Device Interface spec (JSON) "
+		"for podman, Docker, containerd and CRI-O, one device per GPU (--type); gres: Slurm "
+		"gres.conf lines with Cores= as Slurm numbers cores; nfd: Node Feature Discovery "
+		"labels with the devices per type and NUMA node.",
+		NULL, NULL, NULL
+	};
+	struct export_args e = { 0 };
+	struct export x = { &e, NULL, 0, NULL, RM_DEV_GPU, NULL };
+	struct rm_devices devs;
+	char *msg = NULL;
+
+	rm_parse_command(&argp, argc, argv, c, &e, RM_PARSE_NO_OUTPUT);
+	if (e.output && !strcmp(e.format, "cdi")) {
+		size_t n = strlen(e.output);
+
+		if (n < 6 || strcmp(e.output + n - 5, ".json"))
+			rm_usage_errx("a CDI spec file must end in .json for runtimes to read it: '%s'",
+				      e.output);
+	}
+	if (e.any_type)
+		for (int t = 0; t < RM_DEV_NTYPES; t++)
+			if (e.types[t])
+				x.type = (enum rm_device_type)t;
+	x.sysroot = devices_sysroot(c);
+	devices_input(c);
+	if (!strcmp(e.format, "gres"))
+		x.t = rm_topo_load(c, 0); /* Cores= need the machine's cores */
+	devices_load(c, RM_DEVICES_NAMES |
+			(e.any_type && e.types[RM_DEV_OTHER] ? RM_DEVICES_ALL : 0), &devs);
+	x.sel = xcalloc(devs.n + 1, sizeof(*x.sel));
+	for (size_t i = 0; i < devs.n; i++) {
+		const struct rm_device *d = &devs.dev[i];
+		bool want = !strcmp(e.format, "nfd") ? (!e.any_type || e.types[d->type]) :
+			    d->type == x.type;
+
+		if (want)
+			x.sel[x.n++] = &devs.dev[i];
+	}
+	if (!x.n && strcmp(e.format, "nfd")) {
+		msg = xasprintf("no %s devices to export", rm_devices_type_name(x.type));
+		free(x.sel);
+		rm_devices_free(&devs);
+		rm_topo_free(x.t);
+		devices_fail(RM_DEVICES_ENOSPC, msg);
+	}
+	if (e.output) {
+		if (write_atomically(e.output, &x, &msg) < 0) {
+			free(x.sel);
+			rm_devices_free(&devs);
+			rm_topo_free(x.t);
+			devices_fail(RM_CPUALLOC_EINTERNAL, msg);
+		}
+	} else {
+		write_format(stdout, &x);
+	}
+	free(x.sel);
+	rm_devices_free(&devs);
+	rm_topo_free(x.t);
+	return RM_EXIT_SUCCESS;
+}
