@@ -149,7 +149,7 @@ with_value() {
 	run -0 rm-bench compare a.rec a.rec -o change,verdict
 	assert_output "$(printf '%s\n' 'change=mem verdict=same' 'change=lat verdict=same')"
 	# the same measurement, in the other format: matched (its figures are another run's)
-	run rm-bench compare a.json a.rec -o change,verdict
+	run --separate-stderr rm-bench compare a.json a.rec -o change,verdict
 	[ "$status" -le 1 ]
 	assert_line --index 0 --regexp '^change=mem verdict=(same|noise|regressed|improved)$'
 	assert_line --index 1 'change=lat verdict=added'
