@@ -705,6 +705,34 @@ cpuset_owners() {
 	assert_output "$BATS_TEST_TMPDIR/mntdir"
 }
 
+@test "bash completion: rm-bench kernels, page sizes, stores, metrics, fields and result files" {
+	bash_complete 'rm-bench c'
+	assert_output "$(printf '%s\n' c2c compare)"
+	bash_complete 'rm-bench mem --op copy,t'
+	assert_output copy,triad
+	grep -qx -- '-o nospace' "$BATS_TEST_TMPDIR/compopt"
+	bash_complete 'rm-bench lat --pages 4K,'
+	assert_output "$(printf '%s\n' 4K,1G 4K,2M)"
+	bash_complete 'rm-bench mem --stores '
+	assert_output "$(printf '%s\n' normal nt)"
+	bash_complete 'rm-bench compare --metric p'
+	assert_output "$(printf '%s\n' p99 p999)"
+	bash_complete 'rm-bench compare --ignore=cpu'
+	assert_output "$(printf '%s\n' cpu cpus)"
+	bash_complete 'rm-bench jitter -o dma'
+	assert_output dma_latency_us
+	bash_complete 'rm-bench -o gov'
+	assert_output governor
+	touch "$BATS_TEST_TMPDIR/base.json"
+	bash_complete "rm-bench compare $BATS_TEST_TMPDIR/base."
+	assert_output "$BATS_TEST_TMPDIR/base.json"
+	# counts, sizes, times and CPU sets are not completed
+	bash_complete 'rm-bench mem --size '
+	assert_output ''
+	bash_complete 'rm-bench jitter --cpus '
+	assert_output ''
+}
+
 # ---- zsh completion ----
 
 @test "zsh completion: valid zsh, asks the binary" {
@@ -899,6 +927,18 @@ devices_tree() {
 		"$(rm-devices list --all -o device -r | grep '^0000:9' | LC_ALL=C sort)"
 	assert_equal "$(offered "$all" 'rm-devices export ')" "$(printf '%s\n' cdi gres nfd)"
 	assert_equal "$(offered "$all" 'rm-devices topo -o li')" links
+}
+
+@test "zsh completion: rm-bench commands, kernels, page sizes, metrics and fields" {
+	zsh_capture 'rm-bench ' 'rm-bench mem --op ' 'rm-bench lat --pages ' 'rm-bench mem -o be' \
+		'rm-bench compare --metric p' 'rm-bench jitter --d'
+	local all=$output
+	assert_equal "$(offered "$all" 'rm-bench ')" "$(commands rm-bench | LC_ALL=C sort)"
+	assert_equal "$(offered "$all" 'rm-bench mem --op ')" "$(printf '%s\n' add copy scale triad)"
+	assert_equal "$(offered "$all" 'rm-bench lat --pages ')" "$(printf '%s\n' 1G 2M 4K)"
+	assert_equal "$(offered "$all" 'rm-bench mem -o be')" "$(printf '%s\n' bench best)"
+	assert_equal "$(offered "$all" 'rm-bench compare --metric p')" "$(printf '%s\n' p99 p999)"
+	assert_equal "$(offered "$all" 'rm-bench jitter --d')" "$(printf '%s\n' --dma-latency --duration)"
 }
 
 # ---- the pages render ----

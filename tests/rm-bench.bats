@@ -35,6 +35,8 @@ load cgroup_helper
 	assert_line --index 0 --regexp '^COLUMN +TYPE +DEFAULT +DESCRIPTION$'
 	assert_line --regexp '^best +number +yes '
 	assert_line --regexp '^size +size +yes '
+	run -0 rm-bench mem --list-columns -t -n
+	assert_line --index 0 --regexp '^bench +string +yes '
 }
 
 @test "rm-bench: unknown commands and options exit 2" {

@@ -74,6 +74,30 @@ void bench_open(struct bench *b, const struct rm_common *c)
 	if (rm_sysfs_read_set(NULL, "sys/devices/system/node/has_memory", b->mem_nodes) < 0)
 		hwloc_bitmap_copy(b->mem_nodes, b->nodes);
 	b->numa = numa_available() >= 0;
+
+	/* each node's CPUs, read once: the digest and the placement ask for every CPU's node */
+	b->ncpu_node = ncpus;
+	b->cpu_node = xmalloc((size_t)ncpus * sizeof(int));
+	for (int i = 0; i < ncpus; i++)
+		b->cpu_node[i] = -1;
+	{
+		hwloc_bitmap_t set = hwloc_bitmap_alloc();
+		unsigned n, cpu;
+
+		hwloc_bitmap_foreach_begin(n, b->nodes) {
+			char *path = xasprintf("sys/devices/system/node/node%u/cpulist", n);
+
+			if (rm_sysfs_read_set(NULL, path, set) == 0) {
+				hwloc_bitmap_foreach_begin(cpu, set)
+					if ((int)cpu < ncpus)
+						b->cpu_node[cpu] = (int)n;
+				hwloc_bitmap_foreach_end();
+			}
+			free(path);
+		}
+		hwloc_bitmap_foreach_end();
+		hwloc_bitmap_free(set);
+	}
 }
 
 void bench_close(struct bench *b)
@@ -82,6 +106,7 @@ void bench_close(struct bench *b)
 	hwloc_bitmap_free(b->deflt);
 	hwloc_bitmap_free(b->nodes);
 	hwloc_bitmap_free(b->mem_nodes);
+	free(b->cpu_node);
 	rm_topo_free(b->t);
 }
 
@@ -144,21 +169,7 @@ void bench_node_cpus(const struct bench *b, int node, hwloc_bitmap_t set)
 
 int bench_cpu_node(const struct bench *b, int cpu)
 {
-	unsigned n;
-
-	hwloc_bitmap_foreach_begin(n, b->nodes) {
-		hwloc_bitmap_t set = hwloc_bitmap_alloc();
-		char *path = xasprintf("sys/devices/system/node/node%u/cpulist", n);
-		bool in = rm_sysfs_read_set(NULL, path, set) == 0 &&
-			  hwloc_bitmap_isset(set, (unsigned)cpu);
-
-		free(path);
-		hwloc_bitmap_free(set);
-		if (in)
-			return (int)n;
-	}
-	hwloc_bitmap_foreach_end();
-	return -1;
+	return cpu >= 0 && cpu < b->ncpu_node ? b->cpu_node[cpu] : -1;
 }
 
 int bench_local_mem_node(const struct bench *b, int cpu)

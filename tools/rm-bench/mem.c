@@ -395,8 +395,7 @@ static const struct argp_option mem_options[] = {
 	{ 0 }
 };
 
-unsigned parse_ops(struct argp_state *state, const char *arg);
-unsigned parse_ops(struct argp_state *state, const char *arg)
+static unsigned parse_ops(struct argp_state *state, const char *arg)
 {
 	const char *p = arg;
 	unsigned ops = 0;
