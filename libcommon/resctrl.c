@@ -1809,6 +1809,44 @@ int rm_resctrl_mon_read(const struct rm_resctrl *rc, const char *group, const ch
 	return rc_;
 }
 
+/* Whether TEXT, a tasks file, lists TID. */
+static bool lists_task(const char *text, pid_t tid)
+{
+	for (const char *p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end != p && (*end == '\n' || !*end) && v == (long)tid)
+			return true;
+	}
+	return false;
+}
+
+int rm_resctrl_task_group(const struct rm_resctrl *rc, pid_t tid, char **group, char **errmsg)
+{
+	char **names;
+	int n = list_dirs(rc->root, is_group_name, &names);
+
+	*group = NULL;
+	if (n < 0) {
+		*errmsg = xasprintf("cannot read %s: %s", rc->root, strerror(errno));
+		return -1;
+	}
+	/* the default group's tasks are everyone else's: only the others are read */
+	for (int i = 0; i < n && !*group; i++) {
+		char *path = xasprintf("%s/%s/tasks", rc->root, names[i]), *text = read_text(path);
+
+		if (text && lists_task(text, tid))
+			*group = xstrdup(names[i]);
+		free(text);
+		free(path);
+	}
+	free_names(names, (size_t)n);
+	if (!*group)
+		*group = xstrdup("");
+	return 0;
+}
+
 int rm_resctrl_mon_create(const struct rm_resctrl *rc, const char *group, const char *name,
 			  pid_t pid, char **errmsg)
 {

@@ -215,6 +215,10 @@ bool rm_resctrl_has_event(const struct rm_resctrl *rc, const char *event);
 int rm_resctrl_mon_read(const struct rm_resctrl *rc, const char *group, const char *event,
 			long domain, uint64_t *value, char **errmsg);
 
+/* The control group holding task TID: "" for the default group, else its name (allocated):
+ * the group whose tasks file lists TID. Returns 0, or -1 with *ERRMSG. */
+int rm_resctrl_task_group(const struct rm_resctrl *rc, pid_t tid, char **group, char **errmsg);
+
 /* A monitoring group NAME inside GROUP ("" for the default group) holding task PID (when not
  * 0), for counting one process's share; and its removal (its tasks go back to GROUP).
  * Return 0 or -1 with *ERRMSG. */

@@ -31,7 +31,13 @@ commands() {
 # descriptions by 29, so an indent of at most 8 marks an option. help_specs TOOL [CMD]
 help_specs() {
 	# shellcheck disable=SC2086 # no command: the global --help
-	"$1" $2 --help | sed -n 's/^ \{1,8\}\(-[^ ].*\)$/\1/p' | sed -e 's/  .*//' -e 's/=/ /'
+	"$1" $2 --help | sed -n 's/^ \{1,8\}\(-[^ ].*\)$/\1/p' | sed -e 's/  .*//' -e 's/\([^[]\)=/\1 /'
+}
+
+# A page without its example lines that run another of the tools ("# rm\-cpuset alloc ..."),
+# whose options are that tool's: other_tools_lines TOOL <PAGE
+other_tools_lines() {
+	awk -v own="${1//-/\\\\-}" '/^[#$] rm\\-[a-z]+/ && index($2, own) != 1 { next } { print }'
 }
 
 # The long options of "TOOL [CMD] --help", one a line, sorted. help_long TOOL [CMD]
@@ -158,9 +164,10 @@ setup() {
 		n=0
 		# every --long in the page, and every -x in an option tag
 		while IFS= read -r opt; do
-			printf '%s\n' "$all" | grep -qE -- "(^| )${opt//\?/[?]}(,| |\$)" || extra+=" $tool:$opt"
+			printf '%s\n' "$all" | grep -qE -- "(^| )${opt//\?/[?]}(,| |\\[|\$)" || extra+=" $tool:$opt"
 			n=$((n + 1))
-		done < <(grep -o -- '\\-\\-[a-z][a-z0-9]*\(\\-[a-z0-9]\+\)*' "$page" | unroff | sort -u
+		done < <(other_tools_lines "$tool" <"$page" |
+			grep -o -- '\\-\\-[a-z][a-z0-9]*\(\\-[a-z0-9]\+\)*' | unroff | sort -u
 			option_tags <"$page" | grep -o -- '^-[^-]' | sort -u)
 		[ "$n" -gt 20 ]
 	done
@@ -731,6 +738,11 @@ cpuset_owners() {
 	assert_output ''
 	bash_complete 'rm-bench jitter --cpus '
 	assert_output ''
+	# an optional value goes in the same word: the next word is not it
+	bash_complete 'rm-bench mem --neighbour --sto'
+	assert_output --stores
+	bash_complete 'rm-bench mem --neighbour=0 --sto'
+	assert_output --stores
 }
 
 # ---- zsh completion ----
@@ -931,7 +943,7 @@ devices_tree() {
 
 @test "zsh completion: rm-bench commands, kernels, page sizes, metrics and fields" {
 	zsh_capture 'rm-bench ' 'rm-bench mem --op ' 'rm-bench lat --pages ' 'rm-bench mem -o be' \
-		'rm-bench compare --metric p' 'rm-bench jitter --d'
+		'rm-bench compare --metric p' 'rm-bench jitter --d' 'rm-bench mem --neighbour --sto'
 	local all=$output
 	assert_equal "$(offered "$all" 'rm-bench ')" "$(commands rm-bench | LC_ALL=C sort)"
 	assert_equal "$(offered "$all" 'rm-bench mem --op ')" "$(printf '%s\n' add copy scale triad)"
@@ -939,6 +951,8 @@ devices_tree() {
 	assert_equal "$(offered "$all" 'rm-bench mem -o be')" "$(printf '%s\n' bench best)"
 	assert_equal "$(offered "$all" 'rm-bench compare --metric p')" "$(printf '%s\n' p99 p999)"
 	assert_equal "$(offered "$all" 'rm-bench jitter --d')" "$(printf '%s\n' --dma-latency --duration)"
+	# --neighbour[=SET]: the next word is not its value
+	assert_equal "$(offered "$all" 'rm-bench mem --neighbour --sto')" --stores
 }
 
 # ---- the pages render ----

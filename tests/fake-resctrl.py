@@ -33,8 +33,11 @@ info/last_cmd_status texts:
   - cpus_list / cpus: online CPUs only, taken from the group that had them, dropped ones go to the
     default group, which cannot drop CPUs; tasks: one pid a write, ESRCH "No task N" for a pid
     /proc does not have.
-Not emulated: L2, SMBA, pseudo-locking, bit_usage, size, mbm counters that move (mon_data files
-hold fixed numbers derived from the group), the io_alloc and mbm assignment files of new kernels.
+Not emulated: L2, SMBA, pseudo-locking, bit_usage, size, the io_alloc and mbm assignment files
+of new kernels, and real counting: mon_data files hold numbers derived from the group (65536
+bytes of L3 a task or CPU, plus the CLOSID), and the mbm counters grow by 10 MB for each clock
+tick of CPU time the processes of the group's tasks have used (/proc/PID/stat), so that they
+move while those work.
 
 --background forks, waits until the mount is there, prints the server's pid and returns; unmount
 with `umount MOUNTPOINT` or `fusermount -u MOUNTPOINT` and the server exits.
@@ -53,6 +56,16 @@ except ImportError:
     import fuse  # fusepy from PyPI
 
 U32_MAX = 4294967295
+
+
+def cpu_ticks(pid):
+    """User and system time of process PID in clock ticks; 0 when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def err(code):
@@ -257,9 +270,10 @@ class FakeResctrl(fuse.Operations):
         busy = len(tasks) + len(cpus)
         if event == "llc_occupancy":
             return 65536 * busy + closid
+        moved = 10000000 * sum(cpu_ticks(pid) for pid in tasks)
         if event == "mbm_total_bytes":
-            return 1000000 * (dom + 1) * (busy + 1)
-        return 500000 * (dom + 1) * (busy + 1)
+            return 1000000 * (dom + 1) * (busy + 1) + moved
+        return 500000 * (dom + 1) * (busy + 1) + moved // 2
 
     # ---- writes ----
 

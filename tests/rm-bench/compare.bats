@@ -99,6 +99,18 @@ with_value() {
 	assert_output "$(printf 'verdict=same\n%.0s' 1 2 3 4)"
 }
 
+@test "compare: a parameter at '-' is no parameter; a neighbour is one; counters are results" {
+	# a newer rm-bench writes neighbour=- and the resctrl counters: the same measurement
+	sed -E '/op=triad/ s/ stores=nt / stores=nt neighbour=- /; /op=triad/ s/ status=ok/ llc_occupancy=4MiB mbm_total=21.00 mbm_local=20.00 status=ok/' base.rec >new.rec
+	run -0 rm-bench compare base.rec new.rec -o params,verdict
+	assert_line --index 1 'params="op=triad cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt" verdict=same'
+	# with a noisy neighbour it is another measurement
+	sed -E '/op=triad/ s/ stores=nt / stores=nt neighbour=2-3 neighbour_rate=30.00 /' base.rec >new.rec
+	run -0 rm-bench compare base.rec new.rec -o params,verdict
+	assert_line 'params="op=triad cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt" verdict=missing'
+	assert_line 'params="op=triad cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt neighbour=2-3" verdict=added'
+}
+
 @test "compare: skipped measurements are reported and not compared" {
 	cat >hp.rec <<-'END'
 	bench=lat size=64MiB pages=2MiB cpu=0 mem_node=0 best=- median=- min=- max=- unit=ns runs=0 spread=- loads=- ran_on=- mem_on=- status=skipped reason="no pages"

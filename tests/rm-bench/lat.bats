@@ -8,7 +8,7 @@ load bench_helper
 	run -0 rm-bench lat --sizes 16K,256K --runs 2
 	assert_records bench
 	assert_equal "${#lines[@]}" 2
-	assert_line --index 0 --regexp '^bench=lat size=16KiB pages=4KiB cpu=[0-9]+ mem_node=[0-9]+ best=[0-9.]+ median=[0-9.]+ min=[0-9.]+ max=[0-9.]+ unit=ns runs=2 spread=[0-9.]+ loads=[0-9]+ ran_on=[0-9]+ mem_on=[0-9]+ status=ok reason=-$'
+	assert_line --index 0 --regexp '^bench=lat size=16KiB pages=4KiB cpu=[0-9]+ mem_node=[0-9]+ neighbour=- best=[0-9.]+ median=[0-9.]+ min=[0-9.]+ max=[0-9.]+ unit=ns runs=2 spread=[0-9.]+ loads=[0-9]+ ran_on=[0-9]+ mem_on=[0-9]+ neighbour_rate=- llc_occupancy=- status=ok reason=-$'
 	assert_line --index 1 --partial 'size=256KiB pages=4KiB '
 	# best is the lowest time, min <= median <= max, and a load takes some time
 	output=${lines[0]}
@@ -55,7 +55,7 @@ load bench_helper
 	assert_line --index 1 --partial 'size=16KiB pages=2MiB '
 	assert_line --index 2 --partial 'size=64MiB pages=4KiB '
 	if [ "$free" -lt 32 ]; then
-		assert_line --index 3 --regexp '^bench=lat size=64MiB pages=2MiB cpu=[0-9]+ mem_node=0 best=- median=- min=- max=- unit=ns runs=0 spread=- loads=- ran_on=- mem_on=- status=skipped reason="not enough 2MiB huge pages free on node 0 \(32 needed, [0-9]+ free\)"$'
+		assert_line --index 3 --regexp '^bench=lat size=64MiB pages=2MiB cpu=[0-9]+ mem_node=0 neighbour=- best=- median=- min=- max=- unit=ns runs=0 spread=- loads=- ran_on=- mem_on=- neighbour_rate=- llc_occupancy=- status=skipped reason="not enough 2MiB huge pages free on node 0 \(32 needed, [0-9]+ free\)"$'
 		[[ $stderr == *"rm-bench: not enough 2MiB huge pages free on node 0 (32 needed,"*"skipped"* ]]
 	else
 		assert_line --index 3 --partial 'pages=2MiB '
@@ -68,6 +68,16 @@ load bench_helper
 	assert_output "$(printf 'size=%s\n' 4096 5120 6144 7168 8192 10240 12288 14336 16384)"
 	run -0 rm-bench lat --sweep-to 5000 --runs 1 -o size
 	assert_output size=4KiB
+}
+
+@test "lat: --neighbour copies memory on the other cores while the chain is followed" {
+	[ "$NCPUS" -ge 2 ] || skip "needs two CPUs"
+	run -0 rm-bench lat --cpu 0 --sizes 16K,64K --runs 1 --neighbour -o size,cpu,neighbour,neighbour_rate,ran_on
+	assert_equal "${#lines[@]}" 2
+	assert_equal "$(field_of size=64KiB neighbour)" \
+		"$(rm-topo calc --not all "core:$(rm-topo cpus -o core --raw | head -n 1)")"
+	assert_equal "$(field_of size=64KiB ran_on)" 0
+	awk -v r="$(field_of size=16KiB neighbour_rate)" 'BEGIN { exit !(r > 0) }'
 }
 
 @test "lat: JSON" {
@@ -85,6 +95,7 @@ load bench_helper
 	usage_error "--sizes: invalid list: '16K,,1M'" rm-bench lat --sizes 16K,,1M
 	usage_error "--sizes: invalid size: '1X'" rm-bench lat --sizes 16K,1X
 	usage_error "--pages: no such page size on this machine: '8KiB'" rm-bench lat --pages 4K,8K
+	usage_error "--neighbour shares CPUs with the measurement: '0-1'" rm-bench lat --cpu 0 --neighbour=0-1
 	# not enough memory: exit 3
 	run -3 --separate-stderr rm-bench lat --sizes 64T
 	assert_output ''

@@ -10,7 +10,7 @@ M=(--size 2M --runs 2)
 	run -0 --separate-stderr rm-bench mem "${M[@]}"
 	assert_records bench
 	assert_equal "${#lines[@]}" 4
-	assert_line --index 0 --regexp '^bench=mem op=copy cpus=[0-9,-]+ nodes=[0-9,-]+ threads=[0-9]+ mem_nodes=[0-9,-]+ size=[0-9]+[KM]iB pages=4KiB stores=nt best=[0-9]+\.[0-9]{2} median=[0-9.]+ min=[0-9.]+ max=[0-9.]+ unit=GB/s runs=2 spread=[0-9.]+ ran_on=[0-9,-]+ mem_on=[0-9,-]+ status=ok reason=-$'
+	assert_line --index 0 --regexp '^bench=mem op=copy cpus=[0-9,-]+ nodes=[0-9,-]+ threads=[0-9]+ mem_nodes=[0-9,-]+ size=[0-9]+[KM]iB pages=4KiB stores=nt neighbour=- best=[0-9]+\.[0-9]{2} median=[0-9.]+ min=[0-9.]+ max=[0-9.]+ unit=GB/s runs=2 spread=[0-9.]+ ran_on=[0-9,-]+ mem_on=[0-9,-]+ neighbour_rate=- llc_occupancy=- mbm_total=- mbm_local=- status=ok reason=-$'
 	assert_line --index 1 --partial 'op=scale '
 	assert_line --index 2 --partial 'op=add '
 	assert_line --index 3 --partial 'op=triad '
@@ -85,6 +85,23 @@ M=(--size 2M --runs 2)
 	done
 }
 
+@test "mem: --neighbour copies memory on other cores during the runs, at a rate it states" {
+	[ "$NCPUS" -ge 2 ] || skip "needs two CPUs"
+	run -0 --separate-stderr rm-bench mem --size 16M --runs 3 --op triad --cpus 0 --neighbour
+	assert_records bench
+	# by default the allowed CPUs outside the measured CPU's core
+	assert_equal "$(field_of op=triad neighbour)" \
+		"$(rm-topo calc --not all "core:$(rm-topo cpus -o core --raw | head -n 1)")"
+	assert_equal "$(field_of op=triad ran_on)" 0
+	awk -v r="$(field_of op=triad neighbour_rate)" 'BEGIN { exit !(r > 0) }'
+	# named CPUs; the neighbour is a parameter of the measurement, its rate a result
+	run -0 rm-bench mem --size 16M --runs 2 --op copy --cpus 0 --neighbour="$LAST_CPU" \
+		-o neighbour,neighbour_rate,status
+	assert_output --regexp "^neighbour=$LAST_CPU neighbour_rate=[0-9]+\.[0-9]{2} status=ok\$"
+	assert_equal "$(rm-bench mem --size 16M --runs 1 --op copy --cpus 0 -o neighbour_rate)" \
+		'neighbour_rate=-'
+}
+
 @test "mem: JSON and table" {
 	run -0 rm-bench mem "${M[@]}" --op triad,add -J
 	run -0 json_eval '[r["op"] for r in d["mem"]]'
@@ -115,7 +132,11 @@ M=(--size 2M --runs 2)
 	usage_error "--op: unknown kernel: 'copy2'" rm-bench mem --op copy2
 	usage_error "--stores takes nt or normal: 'x'" rm-bench mem --stores x
 	usage_error "--cpus and --node exclude each other" rm-bench mem --cpus 0 --node 0
-	usage_error "--matrix takes no --node or --mem-node" rm-bench mem --matrix --mem-node 0
+	usage_error "--matrix takes no --node, --mem-node or --neighbour" rm-bench mem --matrix --mem-node 0
+	usage_error "--matrix takes no --node, --mem-node or --neighbour" rm-bench mem --matrix --neighbour
+	usage_error "--neighbour shares CPUs with the measurement: '0'" rm-bench mem --cpus 0 --neighbour=0
+	usage_error "--neighbour: no allowed CPU is left outside the measured cores" rm-bench mem --neighbour
+	usage_error "unexpected argument: '1'" rm-bench mem --neighbour 1
 	usage_error "--pages: no such page size on this machine: '8KiB'" rm-bench mem --pages 8K
 	usage_error "--size is too small for 1 threads" rm-bench mem --size 100 --cpus 0
 }

@@ -98,6 +98,7 @@ void bench_open(struct bench *b, const struct rm_common *c)
 		hwloc_bitmap_foreach_end();
 		hwloc_bitmap_free(set);
 	}
+	b->mon = bench_mon_open();
 }
 
 void bench_close(struct bench *b)
@@ -107,6 +108,7 @@ void bench_close(struct bench *b)
 	hwloc_bitmap_free(b->nodes);
 	hwloc_bitmap_free(b->mem_nodes);
 	free(b->cpu_node);
+	bench_mon_close(b->mon);
 	rm_topo_free(b->t);
 }
 

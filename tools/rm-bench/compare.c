@@ -36,7 +36,7 @@ static const struct rm_column change_cols[] = {
 static const char *const result_fields[] = {
 	"bench", "best", "median", "min", "max", "avg", "p99", "p999", "unit", "runs", "spread",
 	"ran_on", "mem_on", "status", "reason", "samples", "overruns", "loads", "iterations",
-	"duration_ms",
+	"duration_ms", "neighbour_rate", "llc_occupancy", "mbm_total", "mbm_local",
 };
 
 struct result {
@@ -121,7 +121,9 @@ static void make_key(struct result *res, const char *ignore)
 		const struct rm_field *fl = &rec->fields[i];
 		char *v;
 
-		if (is_result_field(fl->key) || in_list(ignore, fl->key))
+		/* a parameter at "-" is one the measurement did not have: the same as no field,
+		 * as in results of versions before it */
+		if (is_result_field(fl->key) || in_list(ignore, fl->key) || !strcmp(fl->value, "-"))
 			continue;
 		v = normalize(fl->value);
 		parts[n++] = xasprintf("%s=%s", fl->key, v);

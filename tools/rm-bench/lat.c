@@ -20,8 +20,9 @@
 #define LINE 64 /* one load per cache line */
 
 enum {
-	L_BENCH, L_SIZE, L_PAGES, L_CPU, L_MEM_NODE, L_BEST, L_MEDIAN, L_MIN, L_MAX, L_UNIT,
-	L_RUNS, L_SPREAD, L_LOADS, L_RAN_ON, L_MEM_ON, L_STATUS, L_REASON,
+	L_BENCH, L_SIZE, L_PAGES, L_CPU, L_MEM_NODE, L_NEIGHBOUR, L_BEST, L_MEDIAN, L_MIN, L_MAX, L_UNIT,
+	L_RUNS, L_SPREAD, L_LOADS, L_RAN_ON, L_MEM_ON, L_NEIGHBOUR_RATE, L_LLC_OCCUPANCY, L_STATUS,
+	L_REASON,
 };
 const struct rm_column lat_cols[] = {
 	[L_BENCH] = { "bench", RM_COL_STRING, "the measurement: lat" },
@@ -29,6 +30,7 @@ const struct rm_column lat_cols[] = {
 	[L_PAGES] = { "pages", RM_COL_SIZE, "the page size of the working set" },
 	[L_CPU] = { "cpu", RM_COL_INT, "the CPU the chain is followed on" },
 	[L_MEM_NODE] = { "mem_node", RM_COL_INT, "the NUMA node the memory is bound to" },
+	[L_NEIGHBOUR] = { "neighbour", RM_COL_SET, "the CPUs a noisy neighbour copied memory on" },
 	[L_BEST] = { "best", RM_COL_FLOAT, "the lowest latency of the runs" },
 	[L_MEDIAN] = { "median", RM_COL_FLOAT, "the median latency" },
 	[L_MIN] = { "min", RM_COL_FLOAT, "the lowest latency" },
@@ -39,6 +41,10 @@ const struct rm_column lat_cols[] = {
 	[L_LOADS] = { "loads", RM_COL_INT, "the loads timed in each run" },
 	[L_RAN_ON] = { "ran_on", RM_COL_SET, "the CPU the chain was followed on (sched_getcpu)" },
 	[L_MEM_ON] = { "mem_on", RM_COL_SET, "the NUMA nodes the pages were found on" },
+	[L_NEIGHBOUR_RATE] = { "neighbour_rate", RM_COL_FLOAT,
+			       "GB/s the neighbour copied during the runs, STREAM's count" },
+	[L_LLC_OCCUPANCY] = { "llc_occupancy", RM_COL_SIZE,
+			      "L3 the chain held after the runs (resctrl llc_occupancy)" },
 	[L_STATUS] = { "status", RM_COL_STRING, "ok, or skipped" },
 	[L_REASON] = { "reason", RM_COL_STRING, "why it was skipped" },
 };
@@ -111,14 +117,25 @@ struct lat_one {
 	const struct lat_params *p;
 	uint64_t size, page;
 	int mem_node;
+	struct bench_mon *mon;
+	struct neighbour *nb;
 	/* results */
 	double *ns;
+	struct mon_sample after;
+	uint64_t nb_bytes[2], nb_at[2]; /* the neighbour's bytes when the timed runs began, ended */
 	size_t loads;
 	hwloc_bitmap_t ran_on, mem_on;
 	char *why;    /* skipped */
 	char *error;  /* failed */
 	int err;
 };
+
+static void neighbour_mark(struct lat_one *o, int i)
+{
+	o->nb_at[i] = bench_now();
+	if (o->nb)
+		o->nb_bytes[i] = neighbour_bytes(o->nb);
+}
 
 /* In a thread pinned to the CPU: map, bind and touch the memory there, then time the runs. */
 static void *lat_thread(void *arg)
@@ -159,6 +176,7 @@ static void *lat_thread(void *arg)
 	if (o->loads < (1u << 16))
 		o->loads = 1u << 16;
 	o->loads = (o->loads + 15) / 16 * 16;
+	neighbour_mark(o, 0);
 	for (int i = 0; i < o->p->runs; i++) {
 		t0 = bench_now();
 		p = chase(p, o->loads);
@@ -166,6 +184,8 @@ static void *lat_thread(void *arg)
 		o->ns[i] = (double)(t1 - t0) / (double)o->loads;
 		hwloc_bitmap_set(o->ran_on, (unsigned)sched_getcpu());
 	}
+	neighbour_mark(o, 1);
+	bench_mon_sample(o->mon, &o->after);
 	sink = p;
 	region_unmap(&r);
 	return NULL;
@@ -180,6 +200,7 @@ static void lat_record(struct rm_out *out, const struct lat_one *o)
 	rm_out_int(out, L_CPU, o->p->cpu);
 	if (o->mem_node >= 0)
 		rm_out_int(out, L_MEM_NODE, o->mem_node);
+	rm_out_set(out, L_NEIGHBOUR, o->p->neighbour);
 	rm_out_str(out, L_UNIT, "ns");
 	if (o->why) {
 		rm_out_int(out, L_RUNS, 0);
@@ -198,6 +219,11 @@ static void lat_record(struct rm_out *out, const struct lat_one *o)
 		rm_out_int(out, L_LOADS, (long long)o->loads);
 		rm_out_set(out, L_RAN_ON, o->ran_on);
 		rm_out_set(out, L_MEM_ON, o->mem_on);
+		if (o->nb && o->nb_at[1] > o->nb_at[0])
+			rm_out_float(out, L_NEIGHBOUR_RATE, (double)(o->nb_bytes[1] - o->nb_bytes[0]) /
+							    (double)(o->nb_at[1] - o->nb_at[0]), 2);
+		if (o->after.have[MON_OCCUPANCY])
+			rm_out_size(out, L_LLC_OCCUPANCY, o->after.value[MON_OCCUPANCY]);
 		rm_out_str(out, L_STATUS, "ok");
 	}
 	rm_out_end(out);
@@ -212,6 +238,7 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 	for (size_t i = 0; i < p->nsizes; i++)
 		for (size_t k = 0; k < p->npages; k++) {
 			struct lat_one o = { .p = p, .page = p->pages[k], .mem_node = mem_node };
+			struct neighbour nb;
 			pthread_t tid;
 
 			/* whole lines; at least two, so that the chain is a cycle */
@@ -221,8 +248,18 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 			o.ns = xcalloc((size_t)p->runs, sizeof(double));
 			o.ran_on = hwloc_bitmap_alloc();
 			o.mem_on = hwloc_bitmap_alloc();
+			if (p->neighbour) {
+				neighbour_start(b, &nb, p->neighbour, p->mem_node);
+				o.nb = &nb;
+			}
+			/* a monitoring group each: no lines of the last chain are counted */
+			if (bench_mon_begin(b->mon))
+				o.mon = b->mon;
 			bench_thread(&tid, lat_thread, &o);
 			pthread_join(tid, NULL);
+			bench_mon_end(b->mon);
+			if (o.nb)
+				neighbour_stop(&nb);
 			if (o.error) {
 				errno = o.err;
 				if (errno)
@@ -243,7 +280,7 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 
 enum {
 	OPT_CPU = 0x200, OPT_NODE, OPT_MEM_NODE, OPT_SIZES, OPT_SWEEP, OPT_SWEEP_TO, OPT_PAGES,
-	OPT_RUNS,
+	OPT_RUNS, OPT_NEIGHBOUR,
 };
 
 struct lat_args {
@@ -253,6 +290,7 @@ struct lat_args {
 	bool sweep;
 	uint64_t sweep_to;
 	int runs;
+	const char *neighbour; /* "" without a SET */
 };
 
 static const struct argp_option lat_options[] = {
@@ -267,6 +305,9 @@ static const struct argp_option lat_options[] = {
 	{ "sweep-to", OPT_SWEEP_TO, "SIZE", 0, "sweep from 4KiB to SIZE", 0 },
 	{ "pages", OPT_PAGES, "LIST", 0, "page sizes among 4K,2M,1G (default: 4K)", 0 },
 	{ "runs", OPT_RUNS, "N", 0, "timed runs after the warm-up (default: 5)", 0 },
+	{ "neighbour", OPT_NEIGHBOUR, "SET", OPTION_ARG_OPTIONAL,
+	  "copy memory on the CPUs of SET meanwhile (default: the allowed CPUs outside the "
+	  "measured core), as a noisy neighbour does", 0 },
 	{ 0 }
 };
 
@@ -299,6 +340,9 @@ static error_t lat_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_RUNS:
 		a->runs = (int)parse_long(state, "--runs", arg, 1, 1000);
+		break;
+	case OPT_NEIGHBOUR:
+		a->neighbour = arg ? arg : "";
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
@@ -371,6 +415,10 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 		hwloc_bitmap_copy(set, b.deflt);
 	}
 	p.cpu = hwloc_bitmap_first(set);
+	if (a.neighbour) {
+		hwloc_bitmap_only(set, (unsigned)p.cpu);
+		p.neighbour = neighbour_cpus(&b, a.neighbour, set);
+	}
 	hwloc_bitmap_free(set);
 	if (a.mem_node)
 		p.mem_node = bench_node(&b, "--mem-node", a.mem_node, true);
@@ -418,6 +466,7 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 	rm_out_flush();
 	free(a.sizes);
 	free(a.pages);
+	hwloc_bitmap_free(p.neighbour);
 	bench_close(&b);
 	return RM_EXIT_SUCCESS;
 }

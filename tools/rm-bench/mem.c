@@ -25,8 +25,8 @@ static const double scalar = 3.0; /* STREAM's */
 
 enum {
 	M_BENCH, M_OP, M_CPUS, M_NODES, M_THREADS, M_MEM_NODES, M_SIZE, M_PAGES, M_STORES,
-	M_BEST, M_MEDIAN, M_MIN, M_MAX, M_UNIT, M_RUNS, M_SPREAD, M_RAN_ON, M_MEM_ON,
-	M_STATUS, M_REASON,
+	M_NEIGHBOUR, M_BEST, M_MEDIAN, M_MIN, M_MAX, M_UNIT, M_RUNS, M_SPREAD, M_RAN_ON, M_MEM_ON,
+	M_NEIGHBOUR_RATE, M_LLC_OCCUPANCY, M_MBM_TOTAL, M_MBM_LOCAL, M_STATUS, M_REASON,
 };
 const struct rm_column mem_cols[] = {
 	[M_BENCH] = { "bench", RM_COL_STRING, "the measurement: mem" },
@@ -38,6 +38,7 @@ const struct rm_column mem_cols[] = {
 	[M_SIZE] = { "size", RM_COL_SIZE, "the size of each of the three arrays" },
 	[M_PAGES] = { "pages", RM_COL_SIZE, "the page size of the arrays" },
 	[M_STORES] = { "stores", RM_COL_STRING, "nt (streaming stores) or normal" },
+	[M_NEIGHBOUR] = { "neighbour", RM_COL_SET, "the CPUs a noisy neighbour copied memory on" },
 	[M_BEST] = { "best", RM_COL_FLOAT, "the highest rate of the runs" },
 	[M_MEDIAN] = { "median", RM_COL_FLOAT, "the median rate" },
 	[M_MIN] = { "min", RM_COL_FLOAT, "the lowest rate" },
@@ -47,6 +48,15 @@ const struct rm_column mem_cols[] = {
 	[M_SPREAD] = { "spread", RM_COL_FLOAT, "(max - min) / median, in percent" },
 	[M_RAN_ON] = { "ran_on", RM_COL_SET, "the CPUs the threads were seen on (sched_getcpu)" },
 	[M_MEM_ON] = { "mem_on", RM_COL_SET, "the NUMA nodes the arrays' pages were found on" },
+	[M_NEIGHBOUR_RATE] = { "neighbour_rate", RM_COL_FLOAT,
+			       "GB/s the neighbour copied during the runs, STREAM's count" },
+	[M_LLC_OCCUPANCY] = { "llc_occupancy", RM_COL_SIZE,
+			      "L3 the threads held after the runs (resctrl llc_occupancy)" },
+	[M_MBM_TOTAL] = { "mbm_total", RM_COL_FLOAT,
+			  "GB/s of memory traffic of the threads during the runs (resctrl "
+			  "mbm_total_bytes)" },
+	[M_MBM_LOCAL] = { "mbm_local", RM_COL_FLOAT,
+			  "the part of mbm_total to and from the threads' own node, GB/s" },
 	[M_STATUS] = { "status", RM_COL_STRING, "ok, or skipped" },
 	[M_REASON] = { "reason", RM_COL_STRING, "why it was skipped" },
 };
@@ -77,6 +87,12 @@ struct mem_team {
 	enum mem_op ops[NOPS];
 	atomic_int failed;    /* a thread could not set up: 1 failure, 2 skipped */
 	int nslots;           /* runs + the warm-up */
+	struct mem_thread *first;
+	/* taken by the first thread when the timed runs begin and end */
+	struct bench_mon *mon;
+	struct neighbour *nb;
+	struct mon_sample at[2];
+	uint64_t nb_bytes[2];
 };
 
 struct mem_thread {
@@ -113,6 +129,14 @@ static bool check(const struct mem_team *team, const double *a, const double *b,
 				return false;
 	}
 	return true;
+}
+
+/* The counters and the neighbour's bytes at the start (0) or end (1) of the timed runs. */
+static void sample(struct mem_team *team, int i)
+{
+	bench_mon_sample(team->mon, &team->at[i]);
+	if (team->nb)
+		team->nb_bytes[i] = neighbour_bytes(team->nb);
 }
 
 static void *mem_thread_main(void *arg)
@@ -153,12 +177,17 @@ static void *mem_thread_main(void *arg)
 		for (int o = 0; o < team->nops; o++) {
 			mem_kernel k = team->k->k[streaming][team->ops[o]];
 
+			if (s == 1 && o == 0 && th == team->first)
+				sample(team, 0);
 			spin_barrier_wait(&team->bar);
 			th->t0[s * team->nops + o] = bench_now();
 			k(a, b, c, team->n, scalar);
 			th->t1[s * team->nops + o] = bench_now();
 			hwloc_bitmap_set(th->ran_on, (unsigned)sched_getcpu());
 		}
+	spin_barrier_wait(&team->bar);
+	if (th == team->first)
+		sample(team, 1);
 	th->bad_result = !check(team, a, b, c);
 out:
 	region_unmap(&r);
@@ -180,6 +209,7 @@ static void skipped(const struct mem_params *p, struct mem_team *team, struct rm
 		rm_out_size(out, M_SIZE, size);
 		rm_out_size(out, M_PAGES, p->page);
 		rm_out_str(out, M_STORES, p->normal_stores ? "normal" : "nt");
+		rm_out_set(out, M_NEIGHBOUR, p->neighbour);
 		rm_out_str(out, M_UNIT, "GB/s");
 		rm_out_int(out, M_RUNS, 0);
 		rm_out_str(out, M_STATUS, "skipped");
@@ -217,6 +247,24 @@ static void check_memory(const struct bench *b, const struct mem_thread *th, int
 	}
 }
 
+/* What the neighbour and the resctrl counters saw during the timed runs. */
+static void mem_counters(struct rm_out *out, const struct mem_team *team)
+{
+	const struct mon_sample *a = &team->at[0], *z = &team->at[1];
+	double rate;
+
+	if (team->nb && z->at > a->at)
+		rm_out_float(out, M_NEIGHBOUR_RATE,
+			     (double)(team->nb_bytes[1] - team->nb_bytes[0]) / (double)(z->at - a->at),
+			     2);
+	if (z->have[MON_OCCUPANCY])
+		rm_out_size(out, M_LLC_OCCUPANCY, z->value[MON_OCCUPANCY]);
+	if ((rate = mon_rate(a, z, MON_TOTAL)) >= 0)
+		rm_out_float(out, M_MBM_TOTAL, rate, 2);
+	if ((rate = mon_rate(a, z, MON_LOCAL)) >= 0)
+		rm_out_float(out, M_MBM_LOCAL, rate, 2);
+}
+
 bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_out *out)
 {
 	struct mem_team team = { .p = p, .k = mem_kernels_get() };
@@ -226,6 +274,7 @@ bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_ou
 	hwloc_bitmap_t mem_on = hwloc_bitmap_alloc();
 	uint64_t size = p->size ? p->size : mem_default_size(b, p->cpus);
 	struct mem_thread *th;
+	struct neighbour nb;
 	const char *why = NULL;
 	bool ok = true;
 	int failed;
@@ -268,10 +317,21 @@ bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_ou
 	check_memory(b, th, team.nthreads, 3 * (team.n * sizeof(double) + 1088));
 	spin_barrier_init(&team.bar, (unsigned)team.nthreads);
 	atomic_init(&team.failed, 0);
+	team.first = &th[0];
+	if (p->neighbour) {
+		neighbour_start(b, &nb, p->neighbour, p->mem_node);
+		team.nb = &nb;
+	}
+	/* after the neighbour started: its threads are not counted with the measurement's */
+	if (bench_mon_begin(b->mon))
+		team.mon = b->mon;
 	for (int i = 0; i < team.nthreads; i++)
 		bench_thread(&th[i].tid, mem_thread_main, &th[i]);
 	for (int i = 0; i < team.nthreads; i++)
 		pthread_join(th[i].tid, NULL);
+	bench_mon_end(b->mon);
+	if (team.nb)
+		neighbour_stop(&nb);
 
 	failed = atomic_load(&team.failed);
 	for (int i = 0; i < team.nthreads && !why; i++)
@@ -329,6 +389,7 @@ bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_ou
 		rm_out_size(out, M_SIZE, size);
 		rm_out_size(out, M_PAGES, p->page);
 		rm_out_str(out, M_STORES, p->normal_stores ? "normal" : "nt");
+		rm_out_set(out, M_NEIGHBOUR, p->neighbour);
 		rm_out_float(out, M_BEST, s.best, 2);
 		rm_out_float(out, M_MEDIAN, s.median, 2);
 		rm_out_float(out, M_MIN, s.min, 2);
@@ -338,6 +399,7 @@ bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_ou
 		rm_out_float(out, M_SPREAD, s.spread, 1);
 		rm_out_set(out, M_RAN_ON, ran_on);
 		rm_out_set(out, M_MEM_ON, mem_on);
+		mem_counters(out, &team);
 		rm_out_str(out, M_STATUS, "ok");
 		rm_out_end(out);
 	}
@@ -364,7 +426,7 @@ done:
 
 enum {
 	OPT_CPUS = 0x200, OPT_NODE, OPT_MEM_NODE, OPT_THREADS, OPT_SIZE, OPT_OP, OPT_MATRIX,
-	OPT_PAGES, OPT_STORES, OPT_RUNS,
+	OPT_PAGES, OPT_STORES, OPT_RUNS, OPT_NEIGHBOUR,
 };
 
 struct mem_args {
@@ -372,6 +434,7 @@ struct mem_args {
 	int threads;
 	uint64_t size, page;
 	const char *pages;
+	const char *neighbour;  /* "" without a SET */
 	unsigned ops;
 	bool matrix, normal_stores;
 	int runs;
@@ -392,6 +455,9 @@ static const struct argp_option mem_options[] = {
 	{ "pages", OPT_PAGES, "SIZE", 0, "the page size of the arrays: 4K, 2M or 1G", 0 },
 	{ "stores", OPT_STORES, "KIND", 0, "nt (streaming, the default) or normal", 0 },
 	{ "runs", OPT_RUNS, "N", 0, "timed runs after the warm-up (default: 10)", 0 },
+	{ "neighbour", OPT_NEIGHBOUR, "SET", OPTION_ARG_OPTIONAL,
+	  "copy memory on the CPUs of SET meanwhile (default: the allowed CPUs outside the "
+	  "measured cores), as a noisy neighbour does", 0 },
 	{ 0 }
 };
 
@@ -460,14 +526,17 @@ static error_t mem_parse(int key, char *arg, struct argp_state *state)
 	case OPT_RUNS:
 		a->runs = (int)parse_long(state, "--runs", arg, 1, 1000);
 		break;
+	case OPT_NEIGHBOUR:
+		a->neighbour = arg ? arg : "";
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
 		break;
 	case ARGP_KEY_END:
 		if (a->cpus && a->node)
 			argp_error(state, "--cpus and --node exclude each other");
-		if (a->matrix && (a->node || a->mem_node))
-			argp_error(state, "--matrix takes no --node or --mem-node");
+		if (a->matrix && (a->node || a->mem_node || a->neighbour))
+			argp_error(state, "--matrix takes no --node, --mem-node or --neighbour");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -519,6 +588,8 @@ int cmd_mem(int argc, char **argv, struct rm_common *c)
 	p.ops = a.ops ? a.ops : a.matrix ? 1u << OP_TRIAD : (1u << NOPS) - 1;
 	p.normal_stores = a.normal_stores;
 	p.runs = a.runs;
+	if (a.neighbour)
+		p.neighbour = neighbour_cpus(&b, a.neighbour, p.cpus);
 
 	out = rm_out_new(&c->out, "mem", mem_cols, mem_ncols, NULL, true);
 	if (a.matrix) {
@@ -550,6 +621,7 @@ int cmd_mem(int argc, char **argv, struct rm_common *c)
 	rm_out_close(out);
 	rm_out_flush();
 	hwloc_bitmap_free(p.cpus);
+	hwloc_bitmap_free(p.neighbour);
 	bench_close(&b);
 	return RM_EXIT_SUCCESS;
 }

@@ -36,6 +36,7 @@ struct bench {
 	size_t page;              /* the base page size */
 	int *cpu_node;            /* NUMA node of each CPU number, -1 when none */
 	int ncpu_node;
+	struct bench_mon *mon;    /* resctrl's counters */
 };
 
 /* Load this machine; exits 2 when --topology or --sysroot asks for another one. */
@@ -109,6 +110,54 @@ void region_unmap(struct region *r);
 /* The NUMA nodes that hold pages of R (a sample of them) ORed into NODES. */
 void region_nodes(const struct region *r, hwloc_bitmap_t nodes);
 
+/* ---- resctrl monitoring (monitor.c) ---- */
+
+/* The counters of L3_MON that measurements report. */
+enum mon_event { MON_OCCUPANCY, MON_TOTAL, MON_LOCAL, MON_NEVENTS };
+
+struct mon_sample {
+	uint64_t at;                  /* bench_now() */
+	uint64_t value[MON_NEVENTS];  /* bytes: held in L3, moved to and from memory */
+	bool have[MON_NEVENTS];
+};
+
+/* resctrl as this process sees it. Where it is not mounted or has no monitoring, every call
+ * below does nothing and the samples have no values; other failures are warned about once. */
+struct bench_mon;
+struct bench_mon *bench_mon_open(void);
+void bench_mon_close(struct bench_mon *m);
+/* Give the calling thread a monitoring group of its own, inside the control group it is in,
+ * so that it and the threads it starts next are counted apart. Returns false when not. */
+bool bench_mon_begin(struct bench_mon *m);
+/* The group's counters now, summed over the L3 domains. */
+void bench_mon_sample(struct bench_mon *m, struct mon_sample *s);
+/* Remove the group; its threads go back to the control group. */
+void bench_mon_end(struct bench_mon *m);
+/* Bytes per nanosecond (GB/s) of event E between samples A and B; -1 when unknown. */
+double mon_rate(const struct mon_sample *a, const struct mon_sample *b, enum mon_event e);
+
+/* ---- a noisy neighbour (neighbour.c) ---- */
+
+/* Threads, one pinned to each of its CPUs, copying memory (STREAM's copy kernel with streaming
+ * stores) until stopped. */
+struct hog;
+struct neighbour {
+	struct hog *hogs;
+	int n;
+	atomic_bool stop;
+	atomic_int ready, failed;
+	_Atomic uint64_t bytes; /* moved so far, STREAM's count */
+};
+/* The neighbour's CPUs for --neighbour[=ARG] beside a measurement of CPUS; exits 2 when
+ * there are none or they share one with CPUS. */
+hwloc_bitmap_t neighbour_cpus(const struct bench *b, const char *arg, hwloc_const_bitmap_t cpus);
+/* Start the threads on CPUS, their arrays on MEM_NODE (-1: each CPU's own node), and return
+ * once all of them copy. Exits 1 when one cannot be started. */
+void neighbour_start(const struct bench *b, struct neighbour *nb, hwloc_const_bitmap_t cpus,
+		     int mem_node);
+uint64_t neighbour_bytes(struct neighbour *nb);
+void neighbour_stop(struct neighbour *nb);
+
 /* ---- statistics (stats.c) ---- */
 
 /* Figures over runs: BEST is the highest value for rates and the lowest for times. */
@@ -155,6 +204,7 @@ struct mem_params {
 	unsigned ops;            /* bit per enum mem_op */
 	bool normal_stores;      /* no streaming stores */
 	int runs;
+	hwloc_bitmap_t neighbour; /* CPUs of a noisy neighbour during the runs; NULL: none */
 };
 extern const struct rm_column mem_cols[];
 extern const size_t mem_ncols;
@@ -173,6 +223,7 @@ struct lat_params {
 	uint64_t *pages;
 	size_t npages;
 	int runs;
+	hwloc_bitmap_t neighbour; /* CPUs of a noisy neighbour during the runs; NULL: none */
 };
 extern const struct rm_column lat_cols[];
 extern const size_t lat_ncols;
