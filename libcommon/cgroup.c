@@ -2,19 +2,17 @@
 /* Cpusets in cgroups below the rmtools parent: find the hierarchy, sync children, undo failures. */
 #include "config.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libcgroup.h>
 
 #include "cgroup.h"
 #include "cpulist.h"
+#include "kernfs.h"
 #include "state.h"
 #include "xalloc.h"
 
@@ -26,46 +24,12 @@
 
 /* ---- files ---- */
 
-/* Whole file with trailing blanks removed, allocated; NULL with errno set. */
-static char *read_text(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	size_t len = 0, cap = 256;
-	char *buf;
-
-	if (fd < 0)
-		return NULL;
-	buf = xmalloc(cap);
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			int saved = errno;
-
-			if (saved == EINTR)
-				continue;
-			close(fd);
-			free(buf);
-			errno = saved;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	while (len && isspace((unsigned char)buf[len - 1]))
-		len--;
-	buf[len] = '\0';
-	return buf;
-}
+/* How cgroupfs files are opened: a link as the last component is not followed. */
+#define FILES RM_KERNFS_NOFOLLOW
 
 static char *read_text_msg(const char *path, char **errmsg)
 {
-	char *s = read_text(path);
+	char *s = rm_kernfs_read(path, FILES);
 
 	if (!s)
 		*errmsg = xasprintf("cannot read %s: %s", path, strerror(errno));
@@ -89,69 +53,13 @@ static int read_set(const char *path, hwloc_bitmap_t set, char **errmsg)
 	return 0;
 }
 
-/* One write(2) of VALUE and a newline, as echo does: cgroupfs takes each write as one value.
- * No O_CREAT: cgroupfs files exist or the controller is not there. Returns 0 or an errno. */
-static int write_value(const char *path, const char *value)
-{
-	char *buf = xasprintf("%s\n", value);
-	size_t len = strlen(buf);
-	int fd, rc = 0;
-	ssize_t n;
-
-	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		rc = errno;
-	} else {
-		do
-			n = write(fd, buf, len);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			rc = errno;
-		else if ((size_t)n != len)
-			rc = EIO;
-		if (close(fd) < 0 && !rc && errno != EINTR)
-			rc = errno;
-	}
-	free(buf);
-	return rc;
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0;
-}
-
 static bool file_exists(const char *dir, const char *name)
 {
 	char *path = xasprintf("%s/%s", dir, name);
-	bool ok = exists(path);
+	bool ok = rm_kernfs_exists(path, FILES);
 
 	free(path);
 	return ok;
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Whether the blank-separated list in DIR/FILE holds WORD; false when unreadable. */
-static bool list_has(const char *dir, const char *file, const char *word)
-{
-	char *path = xasprintf("%s/%s", dir, file), *s = read_text(path), *tok, *save;
-	bool found = false;
-
-	free(path);
-	if (!s)
-		return false;
-	for (tok = strtok_r(s, " \t\n", &save); tok && !found; tok = strtok_r(NULL, " \t\n", &save))
-		found = !strcmp(tok, word);
-	free(s);
-	return found;
 }
 
 /* The pids (or tids) listed in PATH, one a line. Returns the count or -1 with *ERRMSG. */
@@ -196,7 +104,7 @@ static void set_hierarchy(struct rm_cgroups *cg, enum rm_cgroup_version v, const
 /* MOUNT is v2 when its cgroup.controllers offers cpuset, v1 when it has cpuset.cpus. */
 static bool try_mount(struct rm_cgroups *cg, const char *mount)
 {
-	if (list_has(mount, "cgroup.controllers", "cpuset")) {
+	if (rm_kernfs_list_has(mount, "cgroup.controllers", "cpuset", FILES)) {
 		set_hierarchy(cg, RM_CGROUP_V2, mount);
 		return true;
 	}
@@ -222,12 +130,12 @@ static int find_under_root(struct rm_cgroups *cg, const char *env, char **errmsg
 
 	while (len > 1 && root[len - 1] == '/')
 		root[--len] = '\0';
-	found = list_has(root, "cgroup.controllers", "cpuset");
+	found = rm_kernfs_list_has(root, "cgroup.controllers", "cpuset", FILES);
 	if (found)
 		set_hierarchy(cg, RM_CGROUP_V2, root);
 	if (!found) {
 		path = xasprintf("%s/unified", root);
-		if ((found = list_has(path, "cgroup.controllers", "cpuset")))
+		if ((found = rm_kernfs_list_has(path, "cgroup.controllers", "cpuset", FILES)))
 			set_hierarchy(cg, RM_CGROUP_V2, path);
 		free(path);
 	}
@@ -293,7 +201,7 @@ static bool detect_partitions(const struct rm_cgroups *cg)
 		if (e->d_name[0] == '.')
 			continue;
 		path = xasprintf("%s/%s", cg->mount, e->d_name);
-		if (is_dir(path) && file_exists(path, "cpuset.cpus")) {
+		if (rm_kernfs_is_dir(path, FILES) && file_exists(path, "cpuset.cpus")) {
 			found = file_exists(path, "cpuset.cpus.exclusive");
 			decided = true;
 		}
@@ -321,7 +229,7 @@ int rm_cgroups_open(struct rm_cgroups *cg, char **errmsg)
 	cg->mems = hwloc_bitmap_alloc();
 	if (cg->version == RM_CGROUP_V1) {
 		path = xasprintf("%s/cpuset.effective_cpus", cg->mount);
-		if (!exists(path)) {
+		if (!rm_kernfs_exists(path, FILES)) {
 			free(path);
 			path = xasprintf("%s/cpuset.cpus", cg->mount);
 		}
@@ -329,7 +237,7 @@ int rm_cgroups_open(struct rm_cgroups *cg, char **errmsg)
 		free(path);
 		if (rc == 0) {
 			path = xasprintf("%s/cpuset.effective_mems", cg->mount);
-			if (!exists(path)) {
+			if (!rm_kernfs_exists(path, FILES)) {
 				free(path);
 				path = xasprintf("%s/cpuset.mems", cg->mount);
 			}
@@ -410,7 +318,7 @@ int rm_cgroups_read(const struct rm_cgroups *cg, const char *name, hwloc_bitmap_
 
 	if (isolated)
 		*isolated = false;
-	if (!is_dir(dir)) {
+	if (!rm_kernfs_is_dir(dir, FILES)) {
 		free(dir);
 		return 0;
 	}
@@ -462,7 +370,7 @@ int rm_cgroups_children(const struct rm_cgroups *cg, char ***names, char **errms
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		path = xasprintf("%s/%s", cg->parent, e->d_name);
-		dir = is_dir(path);
+		dir = rm_kernfs_is_dir(path, FILES);
 		free(path);
 		if (!dir)
 			continue;
@@ -492,76 +400,11 @@ static void free_names(char **names, int n)
  * goes back where it was). Files inside a directory made in the same sync are not logged: removing
  * the directory reverts them.
  */
-enum undo_kind { UNDO_RMDIR, UNDO_MKDIR, UNDO_WRITE };
-
-struct undo {
-	enum undo_kind kind;
-	char *path;
-	char *value; /* UNDO_WRITE: what to write back */
-};
-
 struct sync {
 	struct rm_cgroups *cg;
-	struct undo *log;
-	size_t n, cap;
-	char *err;  /* the first error */
-	char *uerr; /* the first error while undoing */
+	struct rm_kernfs_log log;
+	char *err; /* the first error */
 };
-
-static void log_push(struct sync *s, enum undo_kind kind, const char *path, const char *value)
-{
-	if (s->n == s->cap)
-		s->log = xrealloc(s->log, (s->cap = s->cap ? 2 * s->cap : 16) * sizeof(*s->log));
-	s->log[s->n].kind = kind;
-	s->log[s->n].path = xstrdup(path);
-	s->log[s->n].value = value ? xstrdup(value) : NULL;
-	s->n++;
-}
-
-static void log_free(struct sync *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->log[i].path);
-		free(s->log[i].value);
-	}
-	free(s->log);
-	s->log = NULL;
-	s->n = s->cap = 0;
-}
-
-/* Best effort: go on after a failure, remember the first one. */
-static void undo_all(struct sync *s)
-{
-	while (s->n) {
-		struct undo *u = &s->log[--s->n];
-		int rc = 0;
-
-		switch (u->kind) {
-		case UNDO_RMDIR:
-			if (rmdir(u->path) < 0)
-				rc = errno;
-			if (rc && !s->uerr)
-				s->uerr = xasprintf("cannot remove %s: %s", u->path, strerror(rc));
-			break;
-		case UNDO_MKDIR:
-			if (mkdir(u->path, 0755) < 0 && errno != EEXIST)
-				rc = errno;
-			if (rc && !s->uerr)
-				s->uerr = xasprintf("cannot create %s: %s", u->path, strerror(rc));
-			break;
-		case UNDO_WRITE:
-			rc = write_value(u->path, u->value);
-			if (rc == ESRCH) /* a pid going back that has exited meanwhile */
-				rc = 0;
-			if (rc && !s->uerr)
-				s->uerr = xasprintf("cannot write '%s' to %s: %s", u->value, u->path,
-						    strerror(rc));
-			break;
-		}
-		free(u->path);
-		free(u->value);
-	}
-}
 
 static int fail(struct sync *s, char *msg)
 {
@@ -576,18 +419,9 @@ static int fail(struct sync *s, char *msg)
 static int put(struct sync *s, const char *dir, const char *file, const char *value,
 	       const char *undo)
 {
-	char *path = xasprintf("%s/%s", dir, file);
-	int rc = write_value(path, value);
+	char *msg;
 
-	if (rc) {
-		fail(s, xasprintf("cannot write '%s' to %s: %s", value, path, strerror(rc)));
-		free(path);
-		return -1;
-	}
-	if (undo)
-		log_push(s, UNDO_WRITE, path, undo);
-	free(path);
-	return 0;
+	return rm_kernfs_put(&s->log, dir, file, value, undo, &msg) < 0 ? fail(s, msg) : 0;
 }
 
 /* Write SET to DIR/FILE unless it holds it already; LOG: log the old value for undo. */
@@ -617,16 +451,15 @@ out:
 
 static int make_dir(struct sync *s, const char *path)
 {
-	if (mkdir(path, 0755) < 0)
-		return fail(s, xasprintf("cannot create %s: %s", path, strerror(errno)));
-	log_push(s, UNDO_RMDIR, path, NULL);
-	return 0;
+	char *msg;
+
+	return rm_kernfs_mkdir(&s->log, path, &msg) < 0 ? fail(s, msg) : 0;
 }
 
 /* "+cpuset" in DIR's cgroup.subtree_control unless listed; undone with "-cpuset". */
 static int enable_cpuset(struct sync *s, const char *dir, bool log)
 {
-	if (list_has(dir, "cgroup.subtree_control", "cpuset"))
+	if (rm_kernfs_list_has(dir, "cgroup.subtree_control", "cpuset", FILES))
 		return 0;
 	return put(s, dir, "cgroup.subtree_control", "+cpuset", log ? "-cpuset" : NULL);
 }
@@ -637,7 +470,7 @@ static int setup_parent(struct sync *s, hwloc_const_bitmap_t cpus, hwloc_const_b
 {
 	struct rm_cgroups *cg = s->cg;
 
-	*made = !is_dir(cg->parent);
+	*made = !rm_kernfs_is_dir(cg->parent, FILES);
 	if (cg->version == RM_CGROUP_V2) {
 		if (enable_cpuset(s, cg->mount, true) < 0)
 			return -1;
@@ -702,9 +535,9 @@ static int empty_child(struct sync *s, const char *dir, const char *shared)
 				int e;
 
 				snprintf(pid, sizeof(pid), "%d", (int)pids[i]);
-				e = write_value(to, pid);
+				e = rm_kernfs_write(to, pid, FILES);
 				if (e == 0)
-					log_push(s, UNDO_WRITE, from, pid);
+					rm_kernfs_log_push(&s->log, RM_KERNFS_WRITE, from, pid);
 				else if (e != ESRCH) /* ESRCH: it has exited meanwhile */
 					rc = fail(s, xasprintf("cannot write '%s' to %s: %s", pid, to,
 							       strerror(e)));
@@ -738,9 +571,9 @@ static int remove_child(struct sync *s, const char *name, const char *shared)
 		goto out;
 	}
 	/* undone backwards: made again, then cpus, then mems */
-	log_push(s, UNDO_WRITE, pm, mems);
-	log_push(s, UNDO_WRITE, pc, cpus);
-	log_push(s, UNDO_MKDIR, dir, NULL);
+	rm_kernfs_log_push(&s->log, RM_KERNFS_WRITE, pm, mems);
+	rm_kernfs_log_push(&s->log, RM_KERNFS_WRITE, pc, cpus);
+	rm_kernfs_log_push(&s->log, RM_KERNFS_MKDIR, dir, NULL);
 	rc = 0;
 out:
 	free(cpus);
@@ -973,7 +806,7 @@ static int sync_steps(struct sync *s, const struct rm_cgroup_want *want, size_t 
 	 * may join; writing the same value again is skipped) */
 	for (size_t i = 0; i < n; i++) {
 		char *dir = rm_cgroups_path(cg, want[i].name);
-		bool newdir = !is_dir(dir);
+		bool newdir = !rm_kernfs_is_dir(dir, FILES);
 		int r = newdir ? make_dir(s, dir) : 0;
 
 		if (r == 0)
@@ -1011,7 +844,7 @@ out:
 int rm_cgroups_sync(struct rm_cgroups *cg, const struct rm_cgroup_want *want, size_t n,
 		    char **errmsg)
 {
-	struct sync s = { .cg = cg };
+	struct sync s = { .cg = cg, .log = { .flags = FILES | RM_KERNFS_ESRCH_OK } };
 	char **names = NULL;
 	int nnames, rc = 0;
 
@@ -1019,24 +852,18 @@ int rm_cgroups_sync(struct rm_cgroups *cg, const struct rm_cgroup_want *want, si
 		return -1;
 	if ((nnames = rm_cgroups_children(cg, &names, errmsg)) < 0)
 		return -1;
-	if (n == 0 && !is_dir(cg->parent))
+	if (n == 0 && !rm_kernfs_is_dir(cg->parent, FILES))
 		goto out; /* nothing wanted, nothing there */
 	if (check_removable(cg, want, n, names, nnames, errmsg) < 0) {
 		rc = -1;
 		goto out;
 	}
 	if (sync_steps(&s, want, n, names, nnames) < 0) {
-		undo_all(&s);
-		if (s.uerr) {
-			*errmsg = xasprintf("%s; undoing it failed: %s", s.err, s.uerr);
-			free(s.err);
-			free(s.uerr);
-		} else {
-			*errmsg = s.err;
-		}
+		rm_kernfs_undo(&s.log, &s.err);
+		*errmsg = s.err;
 		rc = -1;
 	}
-	log_free(&s);
+	rm_kernfs_log_free(&s.log);
 out:
 	free_names(names, nnames);
 	return rc;
@@ -1052,10 +879,10 @@ int rm_cgroups_attach(struct rm_cgroups *cg, const char *name, pid_t pid, char *
 	if (!rm_name_valid(name)) {
 		*errmsg = xasprintf("invalid cgroup name: '%s'", name);
 		rc = EINVAL;
-	} else if (!is_dir(dir)) {
+	} else if (!rm_kernfs_is_dir(dir, FILES)) {
 		*errmsg = xasprintf("no such cgroup: '%s'", dir);
 		rc = ENOENT;
-	} else if ((rc = write_value(path, val))) {
+	} else if ((rc = rm_kernfs_write(path, val, FILES))) {
 		*errmsg = xasprintf("cannot write '%s' to %s: %s", val, path, strerror(rc));
 	}
 	free(path);
@@ -1071,7 +898,7 @@ int rm_cgroups_remove_parent(struct rm_cgroups *cg, char **errmsg)
 	if (n < 0)
 		return -1;
 	free_names(names, n);
-	if (n > 0 || !is_dir(cg->parent))
+	if (n > 0 || !rm_kernfs_is_dir(cg->parent, FILES))
 		return 0;
 	/* the root's "+cpuset" (v2) stays: other cgroups may have come to rely on it */
 	if (rmdir(cg->parent) < 0) {

@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "hugepages.h"
+#include "kernfs.h"
 #include "record.h"
 #include "size.h"
 #include "sysfs.h"
@@ -21,6 +21,7 @@
 /*
  * libhugetlbfs has no per-node API and no read-back, and hwloc only reads the counts; the pool
  * files are few and simple, so they are read and written here, under --sysroot like the rest.
+ * Writes truncate first, for the plain files of test trees.
  */
 
 #define GLOBAL_DIR "sys/kernel/mm/hugepages"
@@ -505,32 +506,6 @@ int rm_hugepages_check_writable(const struct rm_hugepages *hp, const struct rm_h
 	return 0;
 }
 
-/* One write(2) of VALUE and a newline; O_TRUNC for the plain files of test trees. 0 or errno. */
-static int write_value(const char *path, const char *value)
-{
-	char *buf = xasprintf("%s\n", value);
-	size_t len = strlen(buf);
-	int fd, rc = 0;
-	ssize_t w;
-
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0) {
-		rc = errno;
-	} else {
-		do
-			w = write(fd, buf, len);
-		while (w < 0 && errno == EINTR);
-		if (w < 0)
-			rc = errno;
-		else if ((size_t)w != len)
-			rc = EIO;
-		if (close(fd) < 0 && !rc && errno != EINTR)
-			rc = errno;
-	}
-	free(buf);
-	return rc;
-}
-
 /* Write COUNT to a node's nr_hugepages and read back its persistent pages into *GOT. */
 static int write_count(const struct rm_hugepages *hp, const struct rm_hp_target *t, uint64_t count,
 		       uint64_t *got, char **errmsg)
@@ -542,7 +517,7 @@ static int write_count(const struct rm_hugepages *hp, const struct rm_hp_target 
 	free(rel);
 	snprintf(val, sizeof(val), "%" PRIu64, count);
 	/* the kernel refuses nothing for want of memory: it allocates what it can */
-	if ((e = write_value(full, val))) {
+	if ((e = rm_kernfs_write(full, val, RM_KERNFS_TRUNC))) {
 		*errmsg = xasprintf("cannot write '%s' to %s: %s", val, full, strerror(e));
 		free(full);
 		return -1;
@@ -559,7 +534,7 @@ static void compact(const struct rm_hugepages *hp, size_t node)
 	char *full = rm_sysfs_path(hp->sysroot, rel);
 
 	if (access(full, W_OK) == 0)
-		(void)write_value(full, "1");
+		(void)rm_kernfs_write(full, "1", RM_KERNFS_TRUNC);
 	free(full);
 	free(rel);
 }

@@ -2,19 +2,17 @@
 /* Hugetlb cgroup limits for owners below the rmtools parent, on cgroup v1 or the unified hierarchy. */
 #include "config.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hugepages.h"
 #include "hugetlb.h"
+#include "kernfs.h"
 #include "state.h"
 #include "xalloc.h"
 
@@ -26,94 +24,18 @@
 /* v1 reads this (PAGE_COUNTER_MAX pages, rounded) for "no limit"; anything this large is none. */
 #define UNLIMITED_V1 (UINT64_C(1) << 62)
 
-static char *read_text(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	size_t len = 0, cap = 128;
-	char *buf;
+/* How cgroupfs files are opened: a link as the last component is not followed, and writes
+ * truncate first. */
+#define FILES (RM_KERNFS_NOFOLLOW | RM_KERNFS_TRUNC)
 
-	if (fd < 0)
-		return NULL;
-	buf = xmalloc(cap);
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			int saved = errno;
-
-			if (saved == EINTR)
-				continue;
-			close(fd);
-			free(buf);
-			errno = saved;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	while (len && isspace((unsigned char)buf[len - 1]))
-		len--;
-	buf[len] = '\0';
-	return buf;
-}
-
-/* One write(2) of VALUE and a newline; no O_CREAT: the file exists or the controller is absent. */
-static int write_value(const char *path, const char *value)
-{
-	char *buf = xasprintf("%s\n", value);
-	size_t len = strlen(buf);
-	int fd, rc = 0;
-	ssize_t n;
-
-	fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		rc = errno;
-	} else {
-		do
-			n = write(fd, buf, len);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			rc = errno;
-		else if ((size_t)n != len)
-			rc = EIO;
-		if (close(fd) < 0 && !rc && errno != EINTR)
-			rc = errno;
-	}
-	free(buf);
-	return rc;
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0;
-}
-
-/* Whether the blank-separated list in DIR/FILE holds WORD. */
+/* Whether the blank-separated list in DIR/FILE holds WORD or "+WORD". */
 static bool list_has(const char *dir, const char *file, const char *word)
 {
-	char *path = xasprintf("%s/%s", dir, file), *s = read_text(path), *tok, *save;
-	bool found = false;
+	char *plus = xasprintf("+%s", word);
+	bool found = rm_kernfs_list_has(dir, file, word, FILES) ||
+		     rm_kernfs_list_has(dir, file, plus, FILES);
 
-	free(path);
-	if (!s)
-		return false;
-	for (tok = strtok_r(s, " \t\n", &save); tok && !found; tok = strtok_r(NULL, " \t\n", &save))
-		found = !strcmp(tok, word) || (tok[0] == '+' && !strcmp(tok + 1, word));
-	free(s);
+	free(plus);
 	return found;
 }
 
@@ -148,10 +70,10 @@ int rm_hugetlb_open(struct rm_hugetlb *h, char **errmsg)
 	}
 	if (!found) {
 		path = xasprintf("%s/hugetlb", root);
-		if (is_dir(path)) {
+		if (rm_kernfs_is_dir(path, FILES)) {
 			char *ctl = xasprintf("%s/cgroup.controllers", path);
 
-			found = !exists(ctl);
+			found = !rm_kernfs_exists(ctl, FILES);
 			free(ctl);
 			if (found)
 				set_hierarchy(h, RM_CGROUP_V1, path);
@@ -193,7 +115,7 @@ static char *limit_file(const struct rm_hugetlb *h, uint64_t page_size, bool rsv
 static int read_limit(const char *dir, const char *file, bool *limited, uint64_t *v,
 		      char **errmsg)
 {
-	char *path = xasprintf("%s/%s", dir, file), *s = read_text(path), *end;
+	char *path = xasprintf("%s/%s", dir, file), *s = rm_kernfs_read(path, FILES), *end;
 	unsigned long long n;
 
 	if (!s) {
@@ -228,7 +150,7 @@ int rm_hugetlb_read(const struct rm_hugetlb *h, const char *owner, uint64_t page
 	int rc;
 
 	memset(l, 0, sizeof(*l));
-	if (!is_dir(dir)) {
+	if (!rm_kernfs_is_dir(dir, FILES)) {
 		free(dir);
 		return 0;
 	}
@@ -242,7 +164,7 @@ int rm_hugetlb_read(const struct rm_hugetlb *h, const char *owner, uint64_t page
 	}
 	f = limit_file(h, page_size, true, false);
 	path = xasprintf("%s/%s", dir, f);
-	l->have_rsvd = exists(path);
+	l->have_rsvd = rm_kernfs_exists(path, FILES);
 	free(path);
 	if (rc == 0 && l->have_rsvd) {
 		rc = read_limit(dir, f, &l->rsvd_limited, &l->rsvd_limit, errmsg);
@@ -260,99 +182,18 @@ int rm_hugetlb_read(const struct rm_hugetlb *h, const char *owner, uint64_t page
 
 /* ---- changes with undo ---- */
 
-enum undo_kind { UNDO_RMDIR, UNDO_WRITE };
-
-struct undo {
-	enum undo_kind kind;
-	char *path;
-	char *value;
-};
-
-struct log {
-	struct undo *u;
-	size_t n, cap;
-};
-
-static void log_push(struct log *lg, enum undo_kind kind, const char *path, const char *value)
-{
-	if (lg->n == lg->cap)
-		lg->u = xrealloc(lg->u, (lg->cap = lg->cap ? 2 * lg->cap : 8) * sizeof(*lg->u));
-	lg->u[lg->n].kind = kind;
-	lg->u[lg->n].path = xstrdup(path);
-	lg->u[lg->n].value = value ? xstrdup(value) : NULL;
-	lg->n++;
-}
-
-/* Undo everything, best effort; the first failure in *UERR. */
-static void log_undo(struct log *lg, char **uerr)
-{
-	while (lg->n) {
-		struct undo *u = &lg->u[--lg->n];
-		int rc = 0;
-
-		if (u->kind == UNDO_RMDIR) {
-			if (rmdir(u->path) < 0)
-				rc = errno;
-			if (rc && !*uerr)
-				*uerr = xasprintf("cannot remove %s: %s", u->path, strerror(rc));
-		} else if ((rc = write_value(u->path, u->value)) && !*uerr) {
-			*uerr = xasprintf("cannot write '%s' to %s: %s", u->value, u->path,
-					  strerror(rc));
-		}
-		free(u->path);
-		free(u->value);
-	}
-}
-
-static void log_free(struct log *lg)
-{
-	for (size_t i = 0; i < lg->n; i++) {
-		free(lg->u[i].path);
-		free(lg->u[i].value);
-	}
-	free(lg->u);
-	memset(lg, 0, sizeof(*lg));
-}
-
-static int put(struct log *lg, const char *dir, const char *file, const char *value,
-	       const char *undo, char **errmsg)
-{
-	char *path = xasprintf("%s/%s", dir, file);
-	int rc = write_value(path, value);
-
-	if (rc) {
-		*errmsg = xasprintf("cannot write '%s' to %s: %s", value, path, strerror(rc));
-		free(path);
-		return -1;
-	}
-	if (undo)
-		log_push(lg, UNDO_WRITE, path, undo);
-	free(path);
-	return 0;
-}
-
-static int enable_hugetlb(struct log *lg, const char *dir, char **errmsg)
+static int enable_hugetlb(struct rm_kernfs_log *lg, const char *dir, char **errmsg)
 {
 	if (list_has(dir, "cgroup.subtree_control", "hugetlb"))
 		return 0;
-	return put(lg, dir, "cgroup.subtree_control", "+hugetlb", "-hugetlb", errmsg);
-}
-
-static int make_dir(struct log *lg, const char *path, char **errmsg)
-{
-	if (mkdir(path, 0755) < 0) {
-		*errmsg = xasprintf("cannot create %s: %s", path, strerror(errno));
-		return -1;
-	}
-	log_push(lg, UNDO_RMDIR, path, NULL);
-	return 0;
+	return rm_kernfs_put(lg, dir, "cgroup.subtree_control", "+hugetlb", "-hugetlb", errmsg);
 }
 
 /* Write a limit file, logging its old value. */
-static int put_limit(struct log *lg, const struct rm_hugetlb *h, const char *dir, const char *file,
-		     bool limited, uint64_t bytes, char **errmsg)
+static int put_limit(struct rm_kernfs_log *lg, const struct rm_hugetlb *h, const char *dir,
+		     const char *file, bool limited, uint64_t bytes, char **errmsg)
 {
-	char *path = xasprintf("%s/%s", dir, file), *old = read_text(path), val[24];
+	char *path = xasprintf("%s/%s", dir, file), *old = rm_kernfs_read(path, FILES), val[24];
 	int rc;
 
 	if (!old) {
@@ -369,7 +210,7 @@ static int put_limit(struct log *lg, const struct rm_hugetlb *h, const char *dir
 		free(old);
 		old = xstrdup("-1");
 	}
-	rc = put(lg, dir, file, val, old, errmsg);
+	rc = rm_kernfs_put(lg, dir, file, val, old, errmsg);
 	free(old);
 	free(path);
 	return rc;
@@ -378,8 +219,8 @@ static int put_limit(struct log *lg, const struct rm_hugetlb *h, const char *dir
 int rm_hugetlb_set(const struct rm_hugetlb *h, const char *owner, uint64_t page_size,
 		   bool limited, uint64_t bytes, char **errmsg)
 {
-	char *dir = rm_hugetlb_path(h, owner), *f = NULL, *path = NULL, *uerr = NULL;
-	struct log lg = { 0 };
+	char *dir = rm_hugetlb_path(h, owner), *f = NULL, *path = NULL;
+	struct rm_kernfs_log lg = { .flags = FILES };
 	int rc = -1;
 
 	if (!rm_name_valid(owner)) {
@@ -387,7 +228,7 @@ int rm_hugetlb_set(const struct rm_hugetlb *h, const char *owner, uint64_t page_
 		free(dir);
 		return -2;
 	}
-	if (h->cpuset && !is_dir(dir)) {
+	if (h->cpuset && !rm_kernfs_is_dir(dir, FILES)) {
 		*errmsg = xasprintf("no rm-cpuset owner of that name: '%s' (cpuset and hugetlb "
 				    "share the unified hierarchy here, so an owner's hugetlb limit "
 				    "lives in its rm-cpuset cgroup: allocate its CPUs first with "
@@ -397,15 +238,15 @@ int rm_hugetlb_set(const struct rm_hugetlb *h, const char *owner, uint64_t page_
 	}
 	if (h->version == RM_CGROUP_V2 && enable_hugetlb(&lg, h->mount, errmsg) < 0)
 		goto out;
-	if (!is_dir(h->parent) && make_dir(&lg, h->parent, errmsg) < 0)
+	if (!rm_kernfs_is_dir(h->parent, FILES) && rm_kernfs_mkdir(&lg, h->parent, errmsg) < 0)
 		goto out;
 	if (h->version == RM_CGROUP_V2 && enable_hugetlb(&lg, h->parent, errmsg) < 0)
 		goto out;
-	if (!is_dir(dir) && make_dir(&lg, dir, errmsg) < 0)
+	if (!rm_kernfs_is_dir(dir, FILES) && rm_kernfs_mkdir(&lg, dir, errmsg) < 0)
 		goto out;
 	f = limit_file(h, page_size, false, false);
 	path = xasprintf("%s/%s", dir, f);
-	if (!exists(path)) {
+	if (!rm_kernfs_exists(path, FILES)) {
 		char *tok = rm_hugepages_cgroup_size(page_size);
 
 		*errmsg = xasprintf("the hugetlb controller has no %s limit: '%s'", tok, path);
@@ -418,21 +259,13 @@ int rm_hugetlb_set(const struct rm_hugetlb *h, const char *owner, uint64_t page_
 	free(path);
 	f = limit_file(h, page_size, true, false);
 	path = xasprintf("%s/%s", dir, f);
-	if (exists(path) && put_limit(&lg, h, dir, f, limited, bytes, errmsg) < 0)
+	if (rm_kernfs_exists(path, FILES) && put_limit(&lg, h, dir, f, limited, bytes, errmsg) < 0)
 		goto out;
 	rc = 0;
 out:
-	if (rc < 0) {
-		log_undo(&lg, &uerr);
-		if (uerr) {
-			char *m = xasprintf("%s; undoing it failed: %s", *errmsg, uerr);
-
-			free(*errmsg);
-			free(uerr);
-			*errmsg = m;
-		}
-	}
-	log_free(&lg);
+	if (rc < 0)
+		rm_kernfs_undo(&lg, errmsg);
+	rm_kernfs_log_free(&lg);
 	free(f);
 	free(path);
 	free(dir);
@@ -446,7 +279,7 @@ static int empty_cgroup(const struct rm_hugetlb *h, const char *dir, char **errm
 	int rc = 0;
 
 	for (int round = 0; round < 16 && rc == 0; round++) {
-		char *s = read_text(from), *line, *save;
+		char *s = rm_kernfs_read(from, FILES), *line, *save;
 		bool any = false;
 
 		if (!s) {
@@ -456,7 +289,7 @@ static int empty_cgroup(const struct rm_hugetlb *h, const char *dir, char **errm
 		}
 		for (line = strtok_r(s, "\n", &save); line && rc == 0;
 		     line = strtok_r(NULL, "\n", &save)) {
-			int e = write_value(to, line);
+			int e = rm_kernfs_write(to, line, FILES);
 
 			any = true;
 			if (e && e != ESRCH) {
@@ -480,7 +313,7 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 	char *dir = rm_hugetlb_path(h, owner), **names = NULL;
 	int rc = 0, n;
 
-	if (!is_dir(dir)) {
+	if (!rm_kernfs_is_dir(dir, FILES)) {
 		free(dir);
 		return 0;
 	}
@@ -490,7 +323,7 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 			char *f = limit_file(h, page_sizes[i], false, false), *p;
 
 			p = xasprintf("%s/%s", dir, f);
-			if (exists(p))
+			if (rm_kernfs_exists(p, FILES))
 				rc = rm_hugetlb_set(h, owner, page_sizes[i], false, 0, errmsg);
 			free(p);
 			free(f);
@@ -514,8 +347,8 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	if (n == 0 && is_dir(h->parent) && rmdir(h->parent) < 0 && errno != EBUSY &&
-	    errno != ENOTEMPTY) {
+	if (n == 0 && rm_kernfs_is_dir(h->parent, FILES) && rmdir(h->parent) < 0 &&
+	    errno != EBUSY && errno != ENOTEMPTY) {
 		*errmsg = xasprintf("cannot remove %s: %s", h->parent, strerror(errno));
 		return -1;
 	}
@@ -548,7 +381,7 @@ int rm_hugetlb_owners(const struct rm_hugetlb *h, char ***names, char **errmsg)
 		if (e->d_name[0] == '.')
 			continue;
 		path = xasprintf("%s/%s", h->parent, e->d_name);
-		dir = is_dir(path);
+		dir = rm_kernfs_is_dir(path, FILES);
 		free(path);
 		if (!dir)
 			continue;
@@ -576,7 +409,7 @@ int rm_hugetlb_attach(const char *owner, pid_t pid, char **errmsg)
 	dir = rm_hugetlb_path(&h, owner);
 	path = xasprintf("%s/cgroup.procs", dir);
 	snprintf(val, sizeof(val), "%d", (int)pid);
-	if (is_dir(dir) && (e = write_value(path, val))) {
+	if (rm_kernfs_is_dir(dir, FILES) && (e = rm_kernfs_write(path, val, FILES))) {
 		*errmsg = xasprintf("cannot write '%s' to %s: %s", val, path, strerror(e));
 		rc = -1;
 	}

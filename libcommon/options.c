@@ -115,7 +115,8 @@ static const struct argp_option input_options[] = {
 
 const struct argp rm_input_argp = { input_options, input_parse, NULL, NULL, NULL, NULL, NULL };
 
-void rm_common_init(struct rm_common *c)
+/* Fill C from the environment (RM_SYSROOT, RM_TOPOLOGY) before parsing options. */
+static void common_init(struct rm_common *c)
 {
 	const char *v;
 
@@ -127,7 +128,8 @@ void rm_common_init(struct rm_common *c)
 		c->sysroot = v;
 }
 
-const struct rm_command *rm_command_find(const struct rm_command *cmds, const char *name)
+/* Find NAME in a NULL-terminated table; exits 2 with "unknown command: 'x'" when absent. */
+static const struct rm_command *command_find(const struct rm_command *cmds, const char *name)
 {
 	for (; cmds->name; cmds++)
 		if (!strcmp(cmds->name, name))
@@ -192,8 +194,13 @@ static int parse_wrapped(const struct argp *argp, int argc, char **argv, struct 
 	return p.command;
 }
 
-int rm_parse_global(const struct argp *argp, int argc, char **argv, struct rm_common *c,
-		    void *input)
+/*
+ * Parse the global options of a tool: ARGP (the tool's own global options; its parser gets INPUT)
+ * plus the shared output and input options (filling C), in order, stopping at the first operand.
+ * Returns the index of the command in argv, or argc when there is none. argp errors exit 2.
+ */
+static int parse_global(const struct argp *argp, int argc, char **argv, struct rm_common *c,
+			void *input)
 {
 	/* getopt names argv[0] in its messages: "rm-topo: ...", not "/usr/bin/rm-topo: ..." */
 	char *saved = argv[0];
@@ -234,10 +241,94 @@ void rm_usage_errx(const char *fmt, ...)
 	exit(RM_EXIT_USAGE);
 }
 
-void rm_tool_init(void)
+/* Set up a tool's main(): locale-independent output, close_stdout, argp defaults. */
+static void tool_init(void)
 {
 	/* Output is the same in every locale: records are an interface, not prose. */
 	setlocale(LC_ALL, "C");
 	argp_err_exit_status = RM_EXIT_USAGE;
 	atexit(rm_close_stdout);
+}
+
+/* What the global options of a tool see: the tool, and the shared options' values. */
+struct tool_input {
+	const struct rm_tool *tool;
+	struct rm_common *common;
+};
+
+static const struct argp_option tool_options[] = {
+	{ "list-commands", RM_OPT_LIST_COMMANDS, NULL, OPTION_HIDDEN, "print the command names",
+	  0 },
+	{ 0 }
+};
+
+static error_t tool_parse(int key, char *arg, struct argp_state *state)
+{
+	const struct tool_input *t = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		if (t->tool->options)
+			state->child_inputs[0] = t->common;
+		break;
+	case RM_OPT_LIST_COMMANDS:
+		for (const struct rm_command *cmd = t->tool->commands; cmd->name; cmd++)
+			puts(cmd->name);
+		exit(RM_EXIT_SUCCESS);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* --help ends with the commands and their summaries. */
+static char *tool_help(int key, const char *text, void *input)
+{
+	const struct tool_input *t = input;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (key != ARGP_KEY_HELP_POST_DOC)
+		return (char *)text;
+	f = open_memstream(&buf, &len);
+	fputs("Commands:\n", f);
+	for (const struct rm_command *cmd = t->tool->commands; cmd->name; cmd++)
+		fprintf(f, "  %-*s %s\n", t->tool->name_width, cmd->name, cmd->summary);
+	fprintf(f, "\nEach command takes --help. See %s.", t->tool->manuals);
+	fclose(f);
+	return buf;
+}
+
+/* Run the command argv[0] of TOOL. */
+static int run_command(const struct rm_tool *tool, int argc, char **argv, struct rm_common *c)
+{
+	return command_find(tool->commands, argv[0])->run(argc, argv, c);
+}
+
+int rm_tool_main(const struct rm_tool *tool, int argc, char **argv)
+{
+	const struct argp options = { tool->options, tool->parse, NULL, NULL, NULL, NULL, NULL };
+	const struct argp_child children[] = { { &options, 0, NULL, 0 }, { 0 } };
+	const struct argp argp = { tool_options, tool_parse, "[COMMAND [ARGS...]]", tool->doc,
+				   tool->options ? children : NULL, tool_help, NULL };
+	struct rm_common common;
+	struct tool_input input = { tool, &common };
+	size_t n = 0;
+	int cmd;
+
+	tool_init();
+	common_init(&common);
+	cmd = parse_global(&argp, argc, argv, &common, &input);
+	if (cmd < argc)
+		return run_command(tool, argc - cmd, argv + cmd, &common);
+
+	/* No command: the default command line, in an argv the command may reorder. */
+	while (tool->default_args[n])
+		n++;
+	char *args[n + 1];
+
+	for (size_t i = 0; i <= n; i++)
+		args[i] = (char *)tool->default_args[i];
+	return run_command(tool, (int)n, args, &common);
 }

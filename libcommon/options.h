@@ -18,13 +18,10 @@ struct rm_common {
 /* Long-only option keys of the shared options start here; tools use keys below it. */
 #define RM_OPT_COMMON_BASE 0x1000
 
-/* The shared options, added by rm_parse_global/rm_parse_command: output modes
+/* The shared options, added by rm_tool_main/rm_parse_command: output modes
  * (-J -t -r -n -o --list-columns --bytes) and input (--sysroot --topology). */
 extern const struct argp rm_output_argp;
 extern const struct argp rm_input_argp;
-
-/* Fill C from the environment (RM_SYSROOT, RM_TOPOLOGY) before parsing options. */
-void rm_common_init(struct rm_common *c);
 
 /*
  * A command of a tool: NAME, the function that runs it (argc/argv start at the command name),
@@ -36,16 +33,31 @@ struct rm_command {
 	const char *summary;
 };
 
-/* Find NAME in a NULL-terminated table; exits 2 with "unknown command: 'x'" when absent. */
-const struct rm_command *rm_command_find(const struct rm_command *cmds, const char *name);
+/* The key of the hidden --list-commands; a tool's own global options use keys above it. */
+#define RM_OPT_LIST_COMMANDS 0x100
 
 /*
- * Parse the global options of a tool: ARGP (the tool's own global options; its parser gets INPUT)
- * plus the shared output and input options (filling C), in order, stopping at the first operand.
- * Returns the index of the command in argv, or argc when there is none. argp errors exit 2.
+ * A tool: its commands, what its --help says around them, the command line it runs when given
+ * no command, and the global options it adds to the shared ones.
  */
-int rm_parse_global(const struct argp *argp, int argc, char **argv, struct rm_common *c,
-		    void *input);
+struct rm_tool {
+	const char *doc;                   /* --help's paragraph before the options */
+	const struct rm_command *commands; /* NULL-terminated */
+	int name_width;                    /* width of the names under --help's "Commands:" */
+	const char *manuals;               /* --help's last words: "See MANUALS." */
+	const char *const *default_args;   /* NULL-terminated: run when no command is given */
+	const struct argp_option *options; /* the tool's own global options, or NULL */
+	argp_parser_t parse;               /* their parser; its input is the struct rm_common */
+};
+
+/*
+ * The main() of a tool: set up (locale-independent output, close_stdout, the shared options'
+ * variables), parse the global options (TOOL's own, the shared ones and a hidden --list-commands
+ * that prints the command names), then run the command named by the first operand, or TOOL's
+ * default_args when there is none. Returns the command's exit status; an unknown command
+ * ("unknown command: 'x'") and option errors exit 2.
+ */
+int rm_tool_main(const struct rm_tool *tool, int argc, char **argv);
 
 enum rm_parse_flags {
 	RM_PARSE_NO_OUTPUT = 1 << 0, /* the command prints no records: no output-mode options */
@@ -64,8 +76,5 @@ void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_
 /* Exit 2 with "PROG: MESSAGE" (one line), for invalid input found after option parsing. */
 __attribute__((noreturn, format(printf, 1, 2)))
 void rm_usage_errx(const char *fmt, ...);
-
-/* Set up a tool's main(): locale-independent output, close_stdout, argp defaults. */
-void rm_tool_init(void);
 
 #endif

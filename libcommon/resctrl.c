@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "kernfs.h"
 #include "resctrl.h"
 #include "xalloc.h"
 
@@ -28,46 +28,12 @@
 
 /* ---- files ---- */
 
-/* Whole file with trailing blanks removed, allocated; NULL with errno set. */
-static char *read_text(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 256;
-	char *buf;
-
-	if (fd < 0)
-		return NULL;
-	buf = xmalloc(cap);
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			int saved = errno;
-
-			if (saved == EINTR)
-				continue;
-			close(fd);
-			free(buf);
-			errno = saved;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	while (len && isspace((unsigned char)buf[len - 1]))
-		len--;
-	buf[len] = '\0';
-	return buf;
-}
+/* How resctrl files are opened: links are followed, writes do not truncate. */
+#define FILES 0
 
 static char *read_file(const char *dir, const char *name)
 {
-	char *path = xasprintf("%s/%s", dir, name), *s = read_text(path);
+	char *path = xasprintf("%s/%s", dir, name), *s = rm_kernfs_read(path, FILES);
 
 	free(path);
 	return s;
@@ -87,40 +53,6 @@ static long long read_number(const char *dir, const char *name, int base)
 	}
 	free(s);
 	return v;
-}
-
-/* One write(2) of VALUE and a newline: resctrl takes each write as one command.
- * Returns 0 or an errno. */
-static int write_value(const char *path, const char *value)
-{
-	char *buf = xasprintf("%s\n", value);
-	size_t len = strlen(buf);
-	int fd, rc = 0;
-	ssize_t n;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = errno;
-	} else {
-		do
-			n = write(fd, buf, len);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			rc = errno;
-		else if ((size_t)n != len)
-			rc = EIO;
-		if (close(fd) < 0 && !rc && errno != EINTR)
-			rc = errno;
-	}
-	free(buf);
-	return rc;
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* The kernel's reason for the last refusal (info/last_cmd_status), as " (resctrl: REASON)", or
@@ -194,7 +126,7 @@ bool rm_resctrl_supported(const char *sysroot)
 {
 	char *path = sysroot && *sysroot && strcmp(sysroot, "/") ?
 		     xasprintf("%s/proc/filesystems", sysroot) : xstrdup("/proc/filesystems");
-	char *s = read_text(path), *line, *save = NULL;
+	char *s = rm_kernfs_read(path, FILES), *line, *save = NULL;
 	bool found = false;
 
 	free(path);
@@ -214,7 +146,7 @@ static bool mounted_mba_mbps(const char *root)
 	char real[PATH_MAX], *s, *line, *save = NULL;
 	bool found = false;
 
-	if (!realpath(root, real) || !(s = read_text("/proc/self/mountinfo")))
+	if (!realpath(root, real) || !(s = rm_kernfs_read("/proc/self/mountinfo", FILES)))
 		return false;
 	for (line = strtok_r(s, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
 		char mp[PATH_MAX], *sep = strstr(line, " - ");
@@ -270,7 +202,7 @@ static int list_dirs(const char *dir, bool (*keep)(const char *), char ***names)
 		if (e->d_name[0] == '.' || (keep && !keep(e->d_name)))
 			continue;
 		path = xasprintf("%s/%s", dir, e->d_name);
-		ok = is_dir(path);
+		ok = rm_kernfs_is_dir(path, FILES);
 		free(path);
 		if (!ok)
 			continue;
@@ -354,7 +286,8 @@ static void read_res(struct rm_resctrl *rc, struct rm_resctrl_res *r, const char
 /* Domains and default values of the allocation resources, from the default group's schemata. */
 static int read_default_schemata(struct rm_resctrl *rc, char **errmsg)
 {
-	char *path = xasprintf("%s/schemata", rc->root), *s = read_text(path), *msg = NULL;
+	char *path = xasprintf("%s/schemata", rc->root), *msg = NULL;
+	char *s = rm_kernfs_read(path, FILES);
 	struct rm_resctrl_line *lines;
 	size_t n;
 
@@ -416,7 +349,7 @@ int rm_resctrl_open(struct rm_resctrl *rc, const char *root, char **errmsg)
 	rc->root = xstrdup(root);
 	rc->closids = -1;
 	info = xasprintf("%s/info", root);
-	rc->mounted = is_dir(info);
+	rc->mounted = rm_kernfs_is_dir(info, FILES);
 	if (!rc->mounted) {
 		free(info);
 		return 0;
@@ -1095,63 +1028,11 @@ int rm_resctrl_mb_value(const struct rm_resctrl *rc, const char *request, unsign
  * CPUs, tasks and mode written back (logged just before it, so that they follow it); a file
  * written gets its old value back. Files of a group made in the same sync are not logged.
  */
-enum undo_kind { UNDO_RMDIR, UNDO_MKDIR, UNDO_WRITE };
-
-struct undo {
-	enum undo_kind kind;
-	char *path;
-	char *value;
-};
-
 struct sync {
 	struct rm_resctrl *rc;
-	struct undo *log;
-	size_t n, cap;
-	char *err, *uerr;
+	struct rm_kernfs_log log;
+	char *err;
 };
-
-static void log_push(struct sync *s, enum undo_kind kind, const char *path, const char *value)
-{
-	if (s->n == s->cap)
-		s->log = xrealloc(s->log, (s->cap = s->cap ? 2 * s->cap : 16) * sizeof(*s->log));
-	s->log[s->n].kind = kind;
-	s->log[s->n].path = xstrdup(path);
-	s->log[s->n].value = value ? xstrdup(value) : NULL;
-	s->n++;
-}
-
-static void undo_all(struct sync *s)
-{
-	while (s->n) {
-		struct undo *u = &s->log[--s->n];
-		int rc = 0;
-
-		switch (u->kind) {
-		case UNDO_RMDIR:
-			if (rmdir(u->path) < 0)
-				rc = errno;
-			if (rc && !s->uerr)
-				s->uerr = xasprintf("cannot remove %s: %s", u->path, strerror(rc));
-			break;
-		case UNDO_MKDIR:
-			if (mkdir(u->path, 0755) < 0 && errno != EEXIST)
-				rc = errno;
-			if (rc && !s->uerr)
-				s->uerr = xasprintf("cannot create %s: %s", u->path, strerror(rc));
-			break;
-		case UNDO_WRITE:
-			rc = write_value(u->path, u->value);
-			if (rc == ESRCH) /* a task going back that has exited meanwhile */
-				rc = 0;
-			if (rc && !s->uerr)
-				s->uerr = xasprintf("cannot write '%s' to %s: %s", u->value, u->path,
-						    strerror(rc));
-			break;
-		}
-		free(u->path);
-		free(u->value);
-	}
-}
 
 static int fail(struct sync *s, char *msg)
 {
@@ -1162,40 +1043,35 @@ static int fail(struct sync *s, char *msg)
 	return -1;
 }
 
+/* fail() with MSG followed by the kernel's reason for refusing the last command. */
+static int fail_why(struct sync *s, char *msg)
+{
+	char *why = last_status(s->rc->root);
+
+	fail(s, xasprintf("%s%s", msg, why));
+	free(why);
+	free(msg);
+	return -1;
+}
+
 /* Write VALUE to DIR/FILE; when UNDO is not NULL, log writing it back. */
 static int put(struct sync *s, const char *dir, const char *file, const char *value,
 	       const char *undo)
 {
-	char *path = xasprintf("%s/%s", dir, file), *shown = xstrdup(value), *why;
-	int rc = write_value(path, value);
+	char *msg;
 
-	for (char *p = shown; *p; p++)
-		if (*p == '\n')
-			*p = ' ';
-	if (rc) {
-		why = last_status(s->rc->root);
-		fail(s, xasprintf("cannot write '%s' to %s: %s%s", shown, path, strerror(rc), why));
-		free(why);
-	} else if (undo) {
-		log_push(s, UNDO_WRITE, path, undo);
-	}
-	free(shown);
-	free(path);
-	return rc ? -1 : 0;
+	if (rm_kernfs_put(&s->log, dir, file, value, undo, &msg) == 0)
+		return 0;
+	return fail_why(s, msg);
 }
 
 static int make_group(struct sync *s, const char *dir)
 {
-	char *why;
+	char *msg;
 
-	if (mkdir(dir, 0755) == 0) {
-		log_push(s, UNDO_RMDIR, dir, NULL);
+	if (rm_kernfs_mkdir(&s->log, dir, &msg) == 0)
 		return 0;
-	}
-	why = last_status(s->rc->root);
-	fail(s, xasprintf("cannot create %s: %s%s", dir, strerror(errno), why));
-	free(why);
-	return -1;
+	return fail_why(s, msg);
 }
 
 /* The schemata lines of G's cache resources (or of MASKS, by type and domain, when not NULL),
@@ -1501,24 +1377,24 @@ static int remove_group(struct sync *s, const struct rm_resctrl_group *g)
 	/* undone backwards: made again, schemata, CPUs, tasks, mode */
 	if (is_exclusive(g->mode)) {
 		path = xasprintf("%s/mode", dir);
-		log_push(s, UNDO_WRITE, path, g->mode);
+		rm_kernfs_log_push(&s->log, RM_KERNFS_WRITE, path, g->mode);
 		free(path);
 	}
 	path = xasprintf("%s/tasks", dir);
 	for (line = strtok_r(tasks, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		log_push(s, UNDO_WRITE, path, line);
+		rm_kernfs_log_push(&s->log, RM_KERNFS_WRITE, path, line);
 	free(path);
 	path = xasprintf("%s/cpus_list", dir);
 	cpus = rm_cpulist_format(g->cpus);
-	log_push(s, UNDO_WRITE, path, cpus);
+	rm_kernfs_log_push(&s->log, RM_KERNFS_WRITE, path, cpus);
 	free(cpus);
 	free(path);
 	path = xasprintf("%s/schemata", dir);
 	schemata = group_schemata(s->rc, g);
-	log_push(s, UNDO_WRITE, path, schemata);
+	rm_kernfs_log_push(&s->log, RM_KERNFS_WRITE, path, schemata);
 	free(schemata);
 	free(path);
-	log_push(s, UNDO_MKDIR, dir, NULL);
+	rm_kernfs_log_push(&s->log, RM_KERNFS_MKDIR, dir, NULL);
 	free(tasks);
 	free(dir);
 	return 0;
@@ -1539,7 +1415,7 @@ static int put_cpus(struct sync *s, const struct rm_resctrl_group *groups, size_
 
 		path = xasprintf("%s/cpus_list", gdir);
 		cpus = rm_cpulist_format(groups[g].cpus);
-		log_push(s, UNDO_WRITE, path, cpus);
+		rm_kernfs_log_push(&s->log, RM_KERNFS_WRITE, path, cpus);
 		free(cpus);
 		free(path);
 		free(gdir);
@@ -1664,7 +1540,7 @@ out:
 int rm_resctrl_sync(struct rm_resctrl *rc, const struct rm_resctrl_want *want, size_t n,
 		    char **errmsg)
 {
-	struct sync s = { .rc = rc };
+	struct sync s = { .rc = rc, .log = { .flags = FILES | RM_KERNFS_ESRCH_OK } };
 	struct rm_resctrl_group *groups;
 	size_t ngroups;
 	struct model m;
@@ -1686,21 +1562,11 @@ int rm_resctrl_sync(struct rm_resctrl *rc, const struct rm_resctrl_want *want, s
 	if ((rc_ = prepare(rc, want, n, &groups, &ngroups, &m, errmsg)))
 		return rc_;
 	if (sync_steps(&s, groups, ngroups, &m, want, n) < 0) {
-		undo_all(&s);
-		if (s.uerr) {
-			*errmsg = xasprintf("%s; undoing it failed: %s", s.err, s.uerr);
-			free(s.err);
-			free(s.uerr);
-		} else {
-			*errmsg = s.err;
-		}
+		rm_kernfs_undo(&s.log, &s.err);
+		*errmsg = s.err;
 		rc_ = RM_EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < s.n; i++) {
-		free(s.log[i].path);
-		free(s.log[i].value);
-	}
-	free(s.log);
+	rm_kernfs_log_free(&s.log);
 	model_free(&m);
 	rm_resctrl_groups_free(groups, ngroups);
 	return rc_;
@@ -1712,10 +1578,10 @@ int rm_resctrl_attach(const char *root, const char *name, pid_t pid, char **errm
 	int rc;
 
 	snprintf(val, sizeof(val), "%d", (int)pid);
-	if (!is_dir(dir)) {
+	if (!rm_kernfs_is_dir(dir, FILES)) {
 		*errmsg = xasprintf("no such resctrl group: '%s'", dir);
 		rc = ENOENT;
-	} else if ((rc = write_value(path, val))) {
+	} else if ((rc = rm_kernfs_write(path, val, FILES))) {
 		why = last_status(root);
 		*errmsg = xasprintf("cannot write '%s' to %s: %s%s", val, path, strerror(rc), why);
 		free(why);
@@ -1754,7 +1620,7 @@ bool rm_resctrl_has_event(const struct rm_resctrl *rc, const char *event)
 
 static int read_counter(const char *path, uint64_t *value, char **errmsg)
 {
-	char *s = read_text(path), *end;
+	char *s = rm_kernfs_read(path, FILES), *end;
 
 	if (!s) {
 		*errmsg = xasprintf("cannot read %s: %s", path, strerror(errno));
@@ -1834,7 +1700,8 @@ int rm_resctrl_task_group(const struct rm_resctrl *rc, pid_t tid, char **group, 
 	}
 	/* the default group's tasks are everyone else's: only the others are read */
 	for (int i = 0; i < n && !*group; i++) {
-		char *path = xasprintf("%s/%s/tasks", rc->root, names[i]), *text = read_text(path);
+		char *path = xasprintf("%s/%s/tasks", rc->root, names[i]);
+		char *text = rm_kernfs_read(path, FILES);
 
 		if (text && lists_task(text, tid))
 			*group = xstrdup(names[i]);

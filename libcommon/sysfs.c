@@ -3,12 +3,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cpulist.h"
+#include "kernfs.h"
 #include "sysfs.h"
 #include "xalloc.h"
 
@@ -23,35 +23,13 @@ char *rm_sysfs_path(const char *root, const char *path)
 
 char *rm_sysfs_read(const char *root, const char *path)
 {
-	char *full = rm_sysfs_path(root, path);
-	int fd = open(full, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 256;
-	char *buf;
+	char *full = rm_sysfs_path(root, path), *buf;
+	size_t len;
 
+	buf = rm_kernfs_read_raw(full, 0, &len);
 	free(full);
-	if (fd < 0)
+	if (!buf)
 		return NULL;
-	buf = xmalloc(cap);
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int saved = errno;
-			close(fd);
-			free(buf);
-			errno = saved;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	close(fd);
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		len--;
 	buf[len] = '\0';

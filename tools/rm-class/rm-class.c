@@ -21,51 +21,11 @@ static const struct rm_command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
-enum { OPT_LIST_COMMANDS = 0x100 };
-
-static const struct argp_option global_options[] = {
-	{ "list-commands", OPT_LIST_COMMANDS, NULL, OPTION_HIDDEN, "print the command names", 0 },
-	{ 0 }
-};
-
-static error_t global_parse(int key, char *arg, struct argp_state *state)
-{
-	(void)arg;
-	(void)state;
-	switch (key) {
-	case OPT_LIST_COMMANDS:
-		for (const struct rm_command *cmd = commands; cmd->name; cmd++)
-			puts(cmd->name);
-		exit(RM_EXIT_SUCCESS);
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
-static char *global_help(int key, const char *text, void *input)
-{
-	(void)input;
-	if (key == ARGP_KEY_HELP_POST_DOC) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-
-		fputs("Commands:\n", f);
-		for (const struct rm_command *cmd = commands; cmd->name; cmd++)
-			fprintf(f, "  %-16s %s\n", cmd->name, cmd->summary);
-		fputs("\nEach command takes --help. See rm-class(1) and rm-class.conf(5).", f);
-		fclose(f);
-		return buf;
-	}
-	return (char *)text;
-}
-
-static const struct argp global_argp = {
-	global_options, global_parse, "[COMMAND [ARGS...]]",
-	"Name classes of devices by what they must offer (type == \"gpu\" and memory >= 16GiB), "
-	"and select the devices of a class from the records of rm-devices.\v",
-	NULL, global_help, NULL
+static const struct rm_tool tool = {
+	.doc = "Name classes of devices by what they must offer (type == \"gpu\" and memory >= "
+	       "16GiB), and select the devices of a class from the records of rm-devices.",
+	.commands = commands, .name_width = 16, .manuals = "rm-class(1) and rm-class.conf(5)",
+	.default_args = (const char *const[]){ "list", NULL },
 };
 
 /* ---- what the commands share ---- */
@@ -115,17 +75,7 @@ struct rm_selector *selector_arg(const char *text)
 
 int main(int argc, char **argv)
 {
-	struct rm_common common;
-	int cmd;
-
-	rm_tool_init();
 	/* the classes stay loaded for the run and are freed at exit */
 	atexit(rm_classes_release);
-	rm_common_init(&common);
-	cmd = rm_parse_global(&global_argp, argc, argv, &common, NULL);
-	if (cmd >= argc) {
-		char *args[] = { "list", NULL };
-		return cmd_list(1, args, &common);
-	}
-	return rm_command_find(commands, argv[cmd])->run(argc - cmd, argv + cmd, &common);
+	return rm_tool_main(&tool, argc, argv);
 }

@@ -2,11 +2,6 @@
 /* rm-cpuset: exclusive, topology-aware CPU allocation with cpusets in cgroups. */
 #include "config.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "exitcodes.h"
 #include "options.h"
 #include "rm-cpuset.h"
 
@@ -25,69 +20,32 @@ static const struct rm_command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
-enum { OPT_LIST_COMMANDS = 0x100, OPT_NO_CGROUPS };
+enum { OPT_NO_CGROUPS = RM_OPT_LIST_COMMANDS + 1 };
 
 static const struct argp_option global_options[] = {
 	{ "no-cgroups", OPT_NO_CGROUPS, NULL, 0,
 	  "keep allocations in the state only; create no cgroups (resctrl groups are still "
 	  "kept)", 0 },
-	{ "list-commands", OPT_LIST_COMMANDS, NULL, OPTION_HIDDEN, "print the command names", 0 },
 	{ 0 }
 };
 
 static error_t global_parse(int key, char *arg, struct argp_state *state)
 {
-	(void)arg;
-	(void)state;
-	switch (key) {
-	case OPT_NO_CGROUPS:
-		opt_no_cgroups = true;
-		break;
-	case OPT_LIST_COMMANDS:
-		for (const struct rm_command *cmd = commands; cmd->name; cmd++)
-			puts(cmd->name);
-		exit(RM_EXIT_SUCCESS);
-	default:
+	if (key != OPT_NO_CGROUPS)
 		return ARGP_ERR_UNKNOWN;
-	}
+	opt_no_cgroups = true;
 	return 0;
 }
 
-static char *global_help(int key, const char *text, void *input)
-{
-	(void)input;
-	if (key == ARGP_KEY_HELP_POST_DOC) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-
-		fputs("Commands:\n", f);
-		for (const struct rm_command *cmd = commands; cmd->name; cmd++)
-			fprintf(f, "  %-16s %s\n", cmd->name, cmd->summary);
-		fputs("\nEach command takes --help. See rm-cpuset(1).", f);
-		fclose(f);
-		return buf;
-	}
-	return (char *)text;
-}
-
-static const struct argp global_argp = {
-	global_options, global_parse, "[COMMAND [ARGS...]]",
-	"Hand out exclusive CPUs to named owners, keep the rest as a shared pool, and enforce both "
-	"with cpusets in cgroups.\v", NULL, global_help, NULL
+static const struct rm_tool tool = {
+	.doc = "Hand out exclusive CPUs to named owners, keep the rest as a shared pool, and "
+	       "enforce both with cpusets in cgroups.",
+	.commands = commands, .name_width = 16, .manuals = "rm-cpuset(1)",
+	.default_args = (const char *const[]){ "show", NULL },
+	.options = global_options, .parse = global_parse,
 };
 
 int main(int argc, char **argv)
 {
-	struct rm_common common;
-	int cmd;
-
-	rm_tool_init();
-	rm_common_init(&common);
-	cmd = rm_parse_global(&global_argp, argc, argv, &common, NULL);
-	if (cmd >= argc) {
-		char *args[] = { "show", NULL };
-		return cmd_show(1, args, &common);
-	}
-	return rm_command_find(commands, argv[cmd])->run(argc - cmd, argv + cmd, &common);
+	return rm_tool_main(&tool, argc, argv);
 }

@@ -4,7 +4,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "exitcodes.h"
 #include "options.h"
@@ -23,83 +22,58 @@ static const struct rm_command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
-enum { OPT_LIST_COMMANDS = 0x100, OPT_LIST_SIZES };
+enum { OPT_LIST_SIZES = RM_OPT_LIST_COMMANDS + 1 };
 
 static const struct argp_option global_options[] = {
-	{ "list-commands", OPT_LIST_COMMANDS, NULL, OPTION_HIDDEN, "print the command names", 0 },
 	{ "list-sizes", OPT_LIST_SIZES, NULL, OPTION_HIDDEN, "print the page sizes offered", 0 },
 	{ 0 }
 };
 
-static bool list_sizes;
+/* Print the page sizes offered, one a line. */
+static void list_sizes(const struct rm_common *c)
+{
+	struct rm_hugepages hp;
+
+	hp_open(&hp, hp_sysroot(c));
+	for (size_t i = 0; i < hp.nsizes; i++) {
+		char *s = rm_hugepages_kernel_size(hp.sizes[i]);
+
+		puts(s);
+		free(s);
+	}
+	rm_hugepages_close(&hp);
+}
 
 static error_t global_parse(int key, char *arg, struct argp_state *state)
 {
-	(void)arg;
-	(void)state;
+	static bool opt_list_sizes;
+
 	switch (key) {
-	case OPT_LIST_COMMANDS:
-		for (const struct rm_command *cmd = commands; cmd->name; cmd++)
-			puts(cmd->name);
-		exit(RM_EXIT_SUCCESS);
 	case OPT_LIST_SIZES:
-		list_sizes = true; /* after --sysroot, which may follow */
-		break;
+		/* listed once all global options are read: a --sysroot may follow */
+		opt_list_sizes = true;
+		return 0;
+	case ARGP_KEY_END:
+		if (opt_list_sizes) {
+			list_sizes(state->input);
+			exit(RM_EXIT_SUCCESS);
+		}
+		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
-	return 0;
 }
 
-static char *global_help(int key, const char *text, void *input)
-{
-	(void)input;
-	if (key == ARGP_KEY_HELP_POST_DOC) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-
-		fputs("Commands:\n", f);
-		for (const struct rm_command *cmd = commands; cmd->name; cmd++)
-			fprintf(f, "  %-16s %s\n", cmd->name, cmd->summary);
-		fputs("\nEach command takes --help. See rm-hugepages(1).", f);
-		fclose(f);
-		return buf;
-	}
-	return (char *)text;
-}
-
-static const struct argp global_argp = {
-	global_options, global_parse, "[COMMAND [ARGS...]]",
-	"Show and set the huge page pools of each page size on each NUMA node, read back what the "
-	"kernel gave and undo everything when it gave too little; mount hugetlbfs, limit owners "
-	"with the hugetlb cgroup, plan the boot command line.\v", NULL, global_help, NULL
+static const struct rm_tool tool = {
+	.doc = "Show and set the huge page pools of each page size on each NUMA node, read back "
+	       "what the kernel gave and undo everything when it gave too little; mount "
+	       "hugetlbfs, limit owners with the hugetlb cgroup, plan the boot command line.",
+	.commands = commands, .name_width = 16, .manuals = "rm-hugepages(1)",
+	.default_args = (const char *const[]){ "show", NULL },
+	.options = global_options, .parse = global_parse,
 };
 
 int main(int argc, char **argv)
 {
-	struct rm_common common;
-	int cmd;
-
-	rm_tool_init();
-	rm_common_init(&common);
-	cmd = rm_parse_global(&global_argp, argc, argv, &common, NULL);
-	if (list_sizes) {
-		struct rm_hugepages hp;
-
-		hp_open(&hp, hp_sysroot(&common));
-		for (size_t i = 0; i < hp.nsizes; i++) {
-			char *s = rm_hugepages_kernel_size(hp.sizes[i]);
-
-			puts(s);
-			free(s);
-		}
-		rm_hugepages_close(&hp);
-		return RM_EXIT_SUCCESS;
-	}
-	if (cmd >= argc) {
-		char *args[] = { "show", NULL };
-		return cmd_show(1, args, &common);
-	}
-	return rm_command_find(commands, argv[cmd])->run(argc - cmd, argv + cmd, &common);
+	return rm_tool_main(&tool, argc, argv);
 }
