@@ -138,6 +138,40 @@ static const struct rm_command *command_find(const struct rm_command *cmds, cons
 		      program_invocation_short_name);
 }
 
+/*
+ * argp follows each option error with a hint line ("Try `rm-topo cpus --help' or ..."), wrapped
+ * over two lines. Errors are one line here: argp writes its messages to this stream, which passes
+ * them on to stderr and drops everything from the hint on (argp exits right after it).
+ */
+static ssize_t errors_write(void *cookie, const char *buf, size_t size)
+{
+	static char line[1024];
+	static size_t len;
+	static bool hint;
+
+	(void)cookie;
+	for (size_t i = 0; i < size && !hint; i++) {
+		if (len < sizeof(line) - 1)
+			line[len++] = buf[i];
+		if (buf[i] != '\n')
+			continue;
+		hint = !strncmp(line, "Try `", 5);
+		if (!hint)
+			fwrite(line, 1, len, stderr);
+		len = 0;
+	}
+	return (ssize_t)size;
+}
+
+static FILE *errors_stream(void)
+{
+	static FILE *f;
+
+	if (!f)
+		f = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = errors_write });
+	return f ? f : stderr;
+}
+
 struct parse_input {
 	void *tool_input;
 	struct rm_common *common;
@@ -151,6 +185,7 @@ static error_t wrapper_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
+		state->err_stream = errors_stream();
 		/* children: the tool's or command's own options, then the shared ones */
 		state->child_inputs[0] = p->tool_input;
 		state->child_inputs[1] = p->common;
