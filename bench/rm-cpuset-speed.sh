@@ -19,17 +19,16 @@ budget_ms=20
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for tool in hyperfine jq hwloc-calc; do
-	command -v "$tool" >/dev/null || { echo "rm-cpuset-speed: needs $tool" >&2; exit 2; }
-done
-[ -x "$rm_cpuset" ] || { echo "rm-cpuset-speed: not executable: '$rm_cpuset'" >&2; exit 2; }
-case $rm_cpuset in */*) rm_cpuset=$(cd "$(dirname "$rm_cpuset")" && pwd)/${rm_cpuset##*/} ;; esac
+# shellcheck source=lib.bash
+. "$(dirname "$0")/lib.bash"
+
+bench_needs rm-cpuset-speed hyperfine jq hwloc-calc
+rm_cpuset=$(bench_program rm-cpuset-speed "$rm_cpuset")
 export LC_ALL=C
 # never the real state (/var/lib/rmtools) nor the machine's cgroups
 unset RM_SYSROOT RM_TOPOLOGY RM_CGROUP_ROOT RM_CONFIG_DIR
 export RM_STATE_DIR="$tmp/state"
 cs="$rm_cpuset --no-cgroups --topology '$big'"
-json="$tmp/hyperfine.json"
 
 cpuset() {
 	"$rm_cpuset" --no-cgroups --topology "$big" "$@"
@@ -43,29 +42,9 @@ now() {
 # One allocation in the state, so that the dry run reads and checks a real state file.
 cpuset alloc --count 16 --owner seed >/dev/null
 
-# The dry-run alloc against hwloc-calc, ROUNDS times in alternating order.
-lines=""
-for r in $(seq 1 "$rounds"); do
-	a="$cs alloc --dry-run --count 16 --owner x"
-	b="hwloc-calc --input '$big' all"
-	if [ $((r % 2)) -eq 1 ]; then set -- "$a" "$b"; else set -- "$b" "$a"; fi
-	hyperfine -N --style none --warmup 5 --runs "$runs" --export-json "$json" "$1" "$2" \
-		>/dev/null 2>&1
-	lines+=$(jq -r --arg a "$a" '.results | map({(.command): .median}) | add |
-		"\(.[$a]) \(.[(keys - [$a])[0]])"' "$json")$'\n'
-done
-read -r alloc_ms peer_ms ratio ratio_min ratio_max < <(printf '%s' "$lines" | awk '
-	{ a[NR] = $1 * 1000; b[NR] = $2 * 1000; q[NR] = $1 / $2 }
-	function median(v, k,   i, j, t) {
-		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
-			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-	}
-	END {
-		lo = hi = q[1]
-		for (i = 2; i <= NR; i++) { if (q[i] < lo) lo = q[i]; if (q[i] > hi) hi = q[i] }
-		printf "%.3f %.3f %.3f %.3f %.3f\n", median(a, NR), median(b, NR), median(q, NR), lo, hi
-	}')
+# The dry-run alloc against hwloc-calc
+read -r alloc_ms peer_ms ratio ratio_min ratio_max < <(bench_ratio \
+	"$cs alloc --dry-run --count 16 --owner x" "hwloc-calc --input '$big' all" -N --warmup 5)
 budget=$(awk -v t="$alloc_ms" -v b="$budget_ms" 'BEGIN { print (t <= b ? "met" : "missed") }')
 echo "bench=alloc-dry-run-1024 runs=$runs rounds=$rounds rm_cpuset_ms=$alloc_ms" \
 	"hwloc_calc_ms=$peer_ms ratio=$ratio ratio_min=$ratio_min ratio_max=$ratio_max" \

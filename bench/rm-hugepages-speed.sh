@@ -25,11 +25,11 @@ if ! command -v hugeadm >/dev/null; then
 		libhugetlbfs-bin >/dev/null ||
 		{ echo "rm-hugepages-speed: needs hugeadm (apt-get install libhugetlbfs-bin)" >&2; exit 2; }
 fi
-for tool in hyperfine jq; do
-	command -v "$tool" >/dev/null || { echo "rm-hugepages-speed: needs $tool" >&2; exit 2; }
-done
-[ -x "$rm_hugepages" ] || { echo "rm-hugepages-speed: not executable: '$rm_hugepages'" >&2; exit 2; }
-case $rm_hugepages in */*) rm_hugepages=$(cd "$(dirname "$rm_hugepages")" && pwd)/${rm_hugepages##*/} ;; esac
+# shellcheck source=lib.bash
+. "$(dirname "$0")/lib.bash"
+
+bench_needs rm-hugepages-speed hyperfine jq
+rm_hugepages=$(bench_program rm-hugepages-speed "$rm_hugepages")
 export LC_ALL=C
 unset RM_SYSROOT RM_TOPOLOGY RM_CGROUP_ROOT RM_CONFIG_DIR
 
@@ -61,28 +61,8 @@ hugeadm --pool-pages-min 2M:0 2>/dev/null
 
 a="$rm_hugepages reserve 2M $pages >/dev/null && $rm_hugepages release 2M >/dev/null"
 b="hugeadm --pool-pages-min 2M:$pages 2>/dev/null && hugeadm --pool-pages-min 2M:0 2>/dev/null"
-json="$tmp/hyperfine.json"
-lines=""
-for r in $(seq 1 "$rounds"); do
-	if [ $((r % 2)) -eq 1 ]; then set -- "$a" "$b"; else set -- "$b" "$a"; fi
-	hyperfine --style none --warmup 3 --runs "$runs" --export-json "$json" "$1" "$2" \
-		>/dev/null 2>&1
-	lines+=$(jq -r --arg a "$a" '.results | map({(.command): .median}) | add |
-		"\(.[$a]) \(.[(keys - [$a])[0]])"' "$json")$'\n'
-done
+read -r rm_ms peer_ms ratio ratio_min ratio_max < <(bench_ratio "$a" "$b" --warmup 3)
 [ "$(cat "$pool/nr_hugepages")" -eq 0 ] || { echo "rm-hugepages-speed: pages left behind" >&2; exit 1; }
-read -r rm_ms peer_ms ratio ratio_min ratio_max < <(printf '%s' "$lines" | awk '
-	{ a[NR] = $1 * 1000; b[NR] = $2 * 1000; q[NR] = $1 / $2 }
-	function median(v, k,   i, j, t) {
-		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
-			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-	}
-	END {
-		lo = hi = q[1]
-		for (i = 2; i <= NR; i++) { if (q[i] < lo) lo = q[i]; if (q[i] > hi) hi = q[i] }
-		printf "%.3f %.3f %.3f %.3f %.3f\n", median(a, NR), median(b, NR), median(q, NR), lo, hi
-	}')
 goal=$(awk -v q="$ratio" 'BEGIN { print (q <= 1 ? "met" : "missed") }')
 echo "bench=reserve-release-2M pages=$pages runs=$runs rounds=$rounds" \
 	"rm_hugepages_ms=$rm_ms hugeadm_ms=$peer_ms ratio=$ratio ratio_min=$ratio_min" \
