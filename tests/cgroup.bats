@@ -9,24 +9,12 @@ V1=$V1_PARENT
 
 setup() {
 	tc="$RM_BUILDDIR/tests/unit/test-cgroup"
-	SLEEPS=()
 }
 
 teardown() {
-	local p
-	for p in "${SLEEPS[@]}"; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
+	sleeps_cleanup
 	fakes_cleanup
 	v1_cpuset_cleanup
-}
-
-# A sleeping process that bats does not wait for; killed in teardown. Sets $pid.
-start_sleep() {
-	sleep 600 </dev/null >/dev/null 2>&1 3>&- 9>&- &
-	pid=$!
-	SLEEPS+=("$pid")
 }
 
 # ---- real cgroup v1 ----

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for tests that make cgroups: the live v1 cpuset hierarchy, shared between test files,
-# and FUSE fakes of cgroup v2 (tests/fake-cgroupfs.py).
+# FUSE fakes of cgroup v2 (tests/fake-cgroupfs.py) and processes to put in them.
 
 # The real cgroup v1 cpuset hierarchy is shared by every test file that makes cgroups in it; make
 # check runs files in parallel. Such tests call require_v1_cpuset, which waits for the others,
@@ -44,41 +44,30 @@ v1_cpuset_cleanup() {
 
 # ---- FUSE fakes of cgroup v2 ----
 
-FAKE="$RM_SRCDIR/tests/fake-cgroupfs.py"
-# Debian's python3, which sees python3-fusepy (a python3 earlier in PATH may not)
-PY=${RM_PYTHON:-/usr/bin/python3}
-MOUNTS=() FAKE_PIDS=()
-
-require_fuse() {
-	require_root
-	[ -c /dev/fuse ] || skip "no /dev/fuse"
-	[ -f "$FAKE" ] || skip "$FAKE is absent"
-	"$PY" -c 'import fusepy' 2>/dev/null || "$PY" -c 'import fuse' 2>/dev/null ||
-		skip "python3-fusepy is not installed (apt-get install python3-fusepy fuse3)"
-}
-
 # start_fake DIR [fake-cgroupfs.py options]: mount the fake at DIR until teardown.
 start_fake() {
-	local dir=$1 fpid
-	shift
-	mkdir -p "$dir"
-	fpid=$("$PY" "$FAKE" "$dir" "$@" --background --log "$BATS_TEST_TMPDIR/fake.log") ||
-		fail "fake-cgroupfs.py did not mount $dir: $(cat "$BATS_TEST_TMPDIR/fake.log")"
-	MOUNTS+=("$dir")
-	FAKE_PIDS+=("$fpid")
+	mount_fake fake-cgroupfs.py "$@"
 }
 
-# In teardown: unmount every fake; their servers then exit.
-fakes_cleanup() {
-	local m p i
-	for m in "${MOUNTS[@]}"; do
-		umount "$m" 2>/dev/null || fusermount -u "$m" 2>/dev/null || true
-	done
-	for p in "${FAKE_PIDS[@]}"; do
-		for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+# ---- processes ----
+
+SLEEPS=()
+
+# A sleeping process that bats does not wait for; killed in teardown. Sets $pid.
+start_sleep() {
+	sleep 600 </dev/null >/dev/null 2>&1 3>&- 9>&- &
+	pid=$!
+	SLEEPS+=("$pid")
+}
+
+# In teardown: end every process in SLEEPS.
+sleeps_cleanup() {
+	local p
+	for p in "${SLEEPS[@]}"; do
 		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
 	done
-	MOUNTS=() FAKE_PIDS=()
+	SLEEPS=()
 }
 
 # Every directory and file of the tree with its contents, one a line.

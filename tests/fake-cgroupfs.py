@@ -29,55 +29,22 @@ taking CPUs from a non-root parent, and the order in which the kernel validates 
 --background forks, waits until the mount is there, prints the server's pid and returns; unmount
 with `umount MOUNTPOINT` or `fusermount -u MOUNTPOINT` and the server exits.
 """
-import argparse
 import errno
-import os
-import stat
 import sys
-import threading
-import time
 
-try:
-    import fusepy as fuse  # Debian's python3-fusepy
-except ImportError:
-    import fuse  # fusepy from PyPI
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+import fusefs  # noqa: E402
+from fusefs import err, fmt_list  # noqa: E402
 
 CONTROLLERS = ["cpuset", "cpu", "io", "memory", "pids"]
 
 
-def err(code):
-    return fuse.FuseOSError(code)
-
-
 def parse_list(text, allowed):
     """Kernel list syntax ("0-3,8"); empty means the empty set. EINVAL when bad or not allowed."""
-    text = text.strip()
-    out = set()
-    if not text:
-        return out
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        if not lo.isdigit() or (hi and not hi.isdigit()):
-            raise err(errno.EINVAL)
-        lo, hi = int(lo), int(hi) if hi else int(lo)
-        if hi < lo:
-            raise err(errno.EINVAL)
-        out.update(range(lo, hi + 1))
-    if not out <= allowed:
+    out = fusefs.parse_list(text)
+    if out is None or not out <= allowed:
         raise err(errno.EINVAL)
     return out
-
-
-def fmt_list(s):
-    out, ids = [], sorted(s)
-    i = 0
-    while i < len(ids):
-        j = i
-        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
-            j += 1
-        out.append(str(ids[i]) if i == j else "%d-%d" % (ids[i], ids[j]))
-        i = j + 1
-    return ",".join(out)
 
 
 class Cgroup:
@@ -206,11 +173,11 @@ class Cgroup:
         self.partition = text
 
 
-class FakeCgroupFS(fuse.Operations):
+class FakeCgroupFS(fusefs.KernfsFS):
     def __init__(self, cpus, mems, partitions, cpuset):
+        super().__init__()
         self.cpus, self.mems = cpus, mems
         self.partitions, self.cpuset = partitions, cpuset
-        self.mutex = threading.RLock()
         self.root = Cgroup(self, None, "")
         self.root.procs.add(1)
 
@@ -251,58 +218,20 @@ class FakeCgroupFS(fuse.Operations):
                 raise err(errno.ENOENT)
         return cg, None
 
-    def __call__(self, op, *args):
-        with self.mutex:
-            return super().__call__(op, *args)
-
-    def getattr(self, path, fh=None):
+    def node(self, path):
         cg, name = self.lookup(path)
-        if name is None:
-            return dict(st_mode=stat.S_IFDIR | 0o755, st_nlink=2 + len(cg.children))
-        writable = cg.files()[name][1] is not None
-        return dict(st_mode=stat.S_IFREG | (0o644 if writable else 0o444), st_nlink=1, st_size=0)
+        return ("dir", cg) if name is None else ("file", cg.files()[name])
 
-    def readdir(self, path, fh):
-        cg, name = self.lookup(path)
-        if name is not None:
-            raise err(errno.ENOTDIR)
-        return [".", ".."] + sorted(cg.files()) + sorted(cg.children)
+    def entries(self, cg):
+        return sorted(cg.files()) + sorted(cg.children)
 
-    def open(self, path, flags):
-        cg, name = self.lookup(path)
-        if name is None:
-            raise err(errno.EISDIR)
-        if (flags & os.O_ACCMODE) != os.O_RDONLY and cg.files()[name][1] is None:
-            raise err(errno.EACCES)
-        return 0
+    def nlink(self, cg):
+        return 2 + len(cg.children)
 
-    def read(self, path, size, offset, fh):
-        cg, name = self.lookup(path)
-        text = cg.files()[name][0]()
-        data = (text + "\n").encode() if text else b"\n" if name.startswith("cpuset") else b""
-        return data[offset:offset + size]
-
-    def write(self, path, data, offset, fh):
-        cg, name = self.lookup(path)
-        writer = cg.files()[name][1]
-        if writer is None:
-            raise err(errno.EACCES)
-        writer(data.decode(errors="replace"))
-        return len(data)
-
-    def truncate(self, path, length, fh=None):
-        self.lookup(path)  # the shell's O_TRUNC; cgroupfs ignores it too
-        return 0
-
-    def create(self, path, mode, fi=None):
-        raise err(errno.EACCES)
-
-    def unlink(self, path):
-        self.lookup(path)
-        raise err(errno.EPERM)
-
-    def rename(self, old, new):
-        raise err(errno.EPERM)
+    def show(self, path, value):
+        if not value and path.rpartition("/")[2].startswith("cpuset"):
+            return b"\n"
+        return super().show(path, value)
 
     def mkdir(self, path, mode):
         parent, _, name = path.rstrip("/").rpartition("/")
@@ -323,57 +252,21 @@ class FakeCgroupFS(fuse.Operations):
             raise err(errno.EBUSY)
         del cg.parent.children[cg.name]
 
-    def chmod(self, path, mode):
-        raise err(errno.EPERM)
-
-    def chown(self, path, uid, gid):
-        raise err(errno.EPERM)
-
-
-def mounted(mountpoint):
-    with open("/proc/self/mountinfo") as f:
-        return any(line.split()[4] == mountpoint for line in f)
-
 
 def main():
-    ap = argparse.ArgumentParser(description="Emulate a cgroup v2 cpuset mount with FUSE.")
-    ap.add_argument("mountpoint")
+    ap = fusefs.arguments("Emulate a cgroup v2 cpuset mount with FUSE.")
     ap.add_argument("--cpus", default="0-15")
     ap.add_argument("--mems", default="0")
     ap.add_argument("--no-partitions", action="store_true")
     ap.add_argument("--no-cpuset", action="store_true")
-    ap.add_argument("--background", action="store_true",
-                    help="return once mounted, printing the server's pid")
-    ap.add_argument("--log", help="with --background: the server's stderr (default /dev/null)")
-    a = ap.parse_args()
-    mp = os.path.realpath(a.mountpoint)
+    a = fusefs.parse_args(ap)
     try:
         cpus = parse_list(a.cpus, set(range(8192)))
         mems = parse_list(a.mems, set(range(1024)))
-    except fuse.FuseOSError:
+    except fusefs.fuse.FuseOSError:
         ap.error("invalid --cpus or --mems")
     fs = FakeCgroupFS(cpus, mems, not a.no_partitions, not a.no_cpuset)
-
-    if a.background:
-        pid = os.fork()
-        if pid:
-            for _ in range(200):
-                if mounted(mp):
-                    print(pid)
-                    return 0
-                if os.waitpid(pid, os.WNOHANG)[0]:
-                    sys.exit("fake-cgroupfs: the server exited before mounting %s" % mp)
-                time.sleep(0.05)
-            sys.exit("fake-cgroupfs: %s not mounted after 10 seconds" % mp)
-        os.setsid()
-        fd = os.open(os.devnull, os.O_RDWR)
-        os.dup2(fd, 0)
-        os.dup2(fd, 1)
-        os.dup2(os.open(a.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if a.log else fd, 2)
-    # direct_io and no caching: every read and write reaches us, as with cgroupfs
-    fuse.FUSE(fs, mp, foreground=True, direct_io=True, attr_timeout=0, entry_timeout=0,
-              negative_timeout=0, fsname="fake-cgroup2", subtype="fakecgroup")
-    return 0
+    return fusefs.serve(fs, a, "fake-cgroupfs", "fake-cgroup2", "fakecgroup")
 
 
 if __name__ == "__main__":

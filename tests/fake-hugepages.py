@@ -26,18 +26,12 @@ Pages are never in use: free equals total, nothing is reserved or surplus.
 --background forks, waits until the mount is there, prints the server's pid and returns; unmount
 with `umount MOUNTPOINT` or `fusermount -u MOUNTPOINT` and the server exits.
 """
-import argparse
 import errno
-import os
-import stat
 import sys
-import threading
-import time
 
-try:
-    import fusepy as fuse  # Debian's python3-fusepy
-except ImportError:
-    import fuse  # fusepy from PyPI
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+import fusefs  # noqa: E402
+from fusefs import err  # noqa: E402
 
 UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -50,10 +44,6 @@ def parse_bytes(text):
     if text[-1:].upper() in UNITS:
         return int(text[:-1]) * UNITS[text[-1].upper()]
     return int(text)
-
-
-def err(code):
-    return fuse.FuseOSError(code)
 
 
 class Node:
@@ -70,12 +60,14 @@ class Node:
         return max(0, self.cap - self.used() - self.frag - self.stuck) // (kb * 1024)
 
 
-class FakeHugePages(fuse.Operations):
+class FakeHugePages(fusefs.FakeFS):
+    file_size = 4096
+
     def __init__(self, nodes, sizes, default_kb):
+        super().__init__()
         self.nodes, self.sizes, self.default_kb = nodes, sizes, default_kb
         self.overcommit = {kb: 0 for kb in sizes}
         self.log, self.compactions = [], 0
-        self.mutex = threading.RLock()
 
     # ---- the kernel's behaviour ----
 
@@ -171,7 +163,7 @@ class FakeHugePages(fuse.Operations):
         f["fake/compactions"] = (lambda: self.compactions, None)
         return f
 
-    def lookup(self, path):
+    def node(self, path):
         """("file", (read, write)) or ("dir", [names])"""
         path = path.strip("/")
         files = self.files()
@@ -185,77 +177,25 @@ class FakeHugePages(fuse.Operations):
 
     # ---- FUSE ----
 
-    def __call__(self, op, *args):
-        with self.mutex:
-            return super().__call__(op, *args)
+    def show(self, path, value):
+        return ("%s\n" % (value,)).encode()
 
-    def getattr(self, path, fh=None):
-        kind, what = self.lookup(path)
-        if kind == "dir":
-            return dict(st_mode=stat.S_IFDIR | 0o755, st_nlink=2)
-        mode = (0o444 if what[0] else 0) | (0o200 if what[1] else 0)
-        return dict(st_mode=stat.S_IFREG | mode, st_nlink=1, st_size=4096)
-
-    def readdir(self, path, fh):
-        kind, what = self.lookup(path)
-        if kind != "dir":
-            raise err(errno.ENOTDIR)
-        return [".", ".."] + what
-
-    def open(self, path, flags):
-        kind, what = self.lookup(path)
-        if kind == "dir":
-            raise err(errno.EISDIR)
-        acc = flags & os.O_ACCMODE
-        if (acc != os.O_RDONLY and not what[1]) or (acc != os.O_WRONLY and not what[0]):
-            raise err(errno.EACCES)
-        return 0
-
-    def read(self, path, size, offset, fh):
-        kind, what = self.lookup(path)
-        data = ("%s\n" % (what[0](),)).encode()
-        return data[offset:offset + size]
-
-    def write(self, path, data, offset, fh):
-        kind, what = self.lookup(path)
-        if not what[1]:
-            raise err(errno.EACCES)
-        text = data.decode(errors="replace")
+    def store(self, path, write, text):
         self.log.append((path.strip("/"), text.strip()))
-        what[1](text)
-        return len(data)
-
-    def truncate(self, path, length, fh=None):
-        self.lookup(path)
-        return 0
-
-    def create(self, path, mode, fi=None):
-        raise err(errno.EACCES)
+        write(text)
 
     def mkdir(self, path, mode):
         raise err(errno.EPERM)
 
-    def unlink(self, path):
-        raise err(errno.EPERM)
-
-
-def mounted(mountpoint):
-    with open("/proc/self/mountinfo") as f:
-        return any(line.split()[4] == mountpoint for line in f)
-
 
 def main():
-    ap = argparse.ArgumentParser(description="Emulate the kernel's huge page pool files with FUSE.")
-    ap.add_argument("mountpoint")
+    ap = fusefs.arguments("Emulate the kernel's huge page pool files with FUSE.")
     ap.add_argument("--node", action="append", default=[], help="ID:CAPACITY[:SIZES]")
     ap.add_argument("--sizes", default="2M,1G")
     ap.add_argument("--default", default="2M")
     ap.add_argument("--fragment", action="append", default=[], help="ID:BYTES")
     ap.add_argument("--unmovable", action="append", default=[], help="ID:BYTES")
-    ap.add_argument("--background", action="store_true")
-    ap.add_argument("--log", help="with --background: the server's stderr (default /dev/null)")
-    a = ap.parse_args()
-    mp = os.path.realpath(a.mountpoint)
+    a = fusefs.parse_args(ap)
     try:
         sizes = [parse_bytes(s) // 1024 for s in a.sizes.split(",")]
         nodes = []
@@ -275,27 +215,7 @@ def main():
     except (ValueError, IndexError, StopIteration):
         ap.error("invalid --node, --sizes, --default, --fragment or --unmovable")
     fs = FakeHugePages(nodes, sizes, default_kb)
-
-    if a.background:
-        pid = os.fork()
-        if pid:
-            for _ in range(200):
-                if mounted(mp):
-                    print(pid)
-                    return 0
-                if os.waitpid(pid, os.WNOHANG)[0]:
-                    sys.exit("fake-hugepages: the server exited before mounting %s" % mp)
-                time.sleep(0.05)
-            sys.exit("fake-hugepages: %s not mounted after 10 seconds" % mp)
-        os.setsid()
-        fd = os.open(os.devnull, os.O_RDWR)
-        os.dup2(fd, 0)
-        os.dup2(fd, 1)
-        os.dup2(os.open(a.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if a.log else fd, 2)
-    # direct_io and no caching: every read and write reaches us, as with sysfs
-    fuse.FUSE(fs, mp, foreground=True, direct_io=True, attr_timeout=0, entry_timeout=0,
-              negative_timeout=0, fsname="fake-hugepages", subtype="fakehugepages")
-    return 0
+    return fusefs.serve(fs, a, "fake-hugepages", "fake-hugepages", "fakehugepages")
 
 
 if __name__ == "__main__":

@@ -42,18 +42,13 @@ move while those work.
 --background forks, waits until the mount is there, prints the server's pid and returns; unmount
 with `umount MOUNTPOINT` or `fusermount -u MOUNTPOINT` and the server exits.
 """
-import argparse
 import errno
 import os
-import stat
 import sys
-import threading
-import time
 
-try:
-    import fusepy as fuse  # Debian's python3-fusepy
-except ImportError:
-    import fuse  # fusepy from PyPI
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+import fusefs  # noqa: E402
+from fusefs import err, fmt_list, parse_list  # noqa: E402
 
 U32_MAX = 4294967295
 
@@ -66,39 +61,6 @@ def cpu_ticks(pid):
         return int(fields[11]) + int(fields[12])
     except (OSError, IndexError, ValueError):
         return 0
-
-
-def err(code):
-    return fuse.FuseOSError(code)
-
-
-def parse_list(text):
-    """Kernel list syntax; None when malformed."""
-    text = text.strip()
-    out = set()
-    if not text:
-        return out
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        if not lo.isdigit() or (hi and not hi.isdigit()):
-            return None
-        lo, hi = int(lo), int(hi) if hi else int(lo)
-        if hi < lo:
-            return None
-        out.update(range(lo, hi + 1))
-    return out
-
-
-def fmt_list(s):
-    out, ids = [], sorted(s)
-    i = 0
-    while i < len(ids):
-        j = i
-        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
-            j += 1
-        out.append(str(ids[i]) if i == j else "%d-%d" % (ids[i], ids[j]))
-        i = j + 1
-    return ",".join(out)
 
 
 def fmt_mask(s):
@@ -114,14 +76,6 @@ def fmt_mask(s):
 
 def popcount(v):
     return bin(v).count("1")
-
-
-class Invalid(Exception):
-    """A refused write: errno and the last_cmd_status text."""
-
-    def __init__(self, code, status=None):
-        super().__init__(status)
-        self.code, self.status = code, status
 
 
 class CacheRes:
@@ -188,9 +142,9 @@ class Group:
         return v
 
 
-class FakeResctrl(fuse.Operations):
+class FakeResctrl(fusefs.KernfsFS):
     def __init__(self, a):
-        self.mutex = threading.RLock()
+        super().__init__()
         self.status = "ok"
         self.cpus = parse_list(a.cpus)
         self.rmids = a.rmids
@@ -235,9 +189,10 @@ class FakeResctrl(fuse.Operations):
         return [self.root] + [self.groups[n] for n in sorted(self.groups)]
 
     def fail(self, code, status=None):
+        """Refuse with errno CODE, STATUS in info/last_cmd_status."""
         if status is not None:
             self.status = status
-        raise Invalid(code, status)
+        raise err(code)
 
     def overlaps(self, res, dom, cbm, group, exclusive):
         """As rdtgroup_cbm_overlaps(): with EXCLUSIVE, overlap with an exclusive group only;
@@ -405,7 +360,7 @@ class FakeResctrl(fuse.Operations):
 
     # ---- the tree ----
 
-    def lookup(self, path):
+    def node(self, path):
         """('dir', obj) or ('file', (read, write)) for PATH; ENOENT otherwise."""
         parts = [p for p in path.split("/") if p]
         node = self.root_dir()
@@ -469,67 +424,6 @@ class FakeResctrl(fuse.Operations):
 
     # ---- FUSE operations ----
 
-    def __call__(self, op, *args):
-        with self.mutex:
-            try:
-                return super().__call__(op, *args)
-            except Invalid as e:
-                raise err(e.code)
-
-    def getattr(self, path, fh=None):
-        kind, obj = self.lookup(path)
-        if kind == "dir":
-            return dict(st_mode=stat.S_IFDIR | 0o755, st_nlink=2)
-        mode = 0o644 if obj[1] else 0o444
-        return dict(st_mode=stat.S_IFREG | mode, st_nlink=1, st_size=0)
-
-    def readdir(self, path, fh):
-        kind, obj = self.lookup(path)
-        if kind != "dir":
-            raise err(errno.ENOTDIR)
-        return [".", ".."] + sorted(obj)
-
-    def open(self, path, flags):
-        kind, obj = self.lookup(path)
-        if kind == "dir":
-            raise err(errno.EISDIR)
-        if (flags & os.O_ACCMODE) != os.O_RDONLY and obj[1] is None:
-            raise err(errno.EACCES)
-        return 0
-
-    def read(self, path, size, offset, fh):
-        kind, obj = self.lookup(path)
-        text = obj[0]()
-        data = (text + "\n").encode() if text else b""
-        return data[offset:offset + size]
-
-    def write(self, path, data, offset, fh):
-        kind, obj = self.lookup(path)
-        if obj[1] is None:
-            raise err(errno.EACCES)
-        obj[1](data.decode(errors="replace"))
-        return len(data)
-
-    def truncate(self, path, length, fh=None):
-        self.lookup(path)
-        return 0
-
-    def create(self, path, mode, fi=None):
-        raise err(errno.EACCES)
-
-    def unlink(self, path):
-        self.lookup(path)
-        raise err(errno.EPERM)
-
-    def rename(self, old, new):
-        raise err(errno.EPERM)
-
-    def chmod(self, path, mode):
-        raise err(errno.EPERM)
-
-    def chown(self, path, uid, gid):
-        raise err(errno.EPERM)
-
     def init_alloc(self, g):
         """The first schemata of a new group, as __init_one_rdt_domain() makes it."""
         for r in self.caches:
@@ -557,42 +451,39 @@ class FakeResctrl(fuse.Operations):
     def mkdir(self, path, mode):
         self.status = "ok"
         parts = [p for p in path.split("/") if p]
-        try:
-            if len(parts) == 1:
-                name = parts[0]
-                if name in self.root_dir()[1]:
-                    raise err(errno.EEXIST)
-                if len(self.groups) + 1 >= self.nclosids:
-                    self.fail(errno.ENOSPC, "Out of CLOSIDs")
-                if self.used_rmids >= self.rmids:
-                    self.fail(errno.ENOSPC, "Out of RMIDs")
-                used = {g.closid for g in self.groups.values()}
-                closid = min(c for c in range(1, self.nclosids) if c not in used)
-                g = Group(self, name, closid)
-                for r in self.caches:
-                    g.ctrl[r.name] = {}
-                self.init_alloc(g)
-                self.groups[name] = g
-                self.used_rmids += 1
-                return
-            if len(parts) == 3 and parts[1] == "mon_groups":
-                g = self.groups.get(parts[0])
-                if g is None:
-                    raise err(errno.ENOENT)
-            elif len(parts) == 2 and parts[0] == "mon_groups":
-                g = self.root
-            else:
-                self.lookup("/".join(parts[:-1]) or "/")
-                raise err(errno.EPERM)
-            name = parts[-1]
-            if name in g.mon:
+        if len(parts) == 1:
+            name = parts[0]
+            if name in self.root_dir()[1]:
                 raise err(errno.EEXIST)
+            if len(self.groups) + 1 >= self.nclosids:
+                self.fail(errno.ENOSPC, "Out of CLOSIDs")
             if self.used_rmids >= self.rmids:
                 self.fail(errno.ENOSPC, "Out of RMIDs")
-            g.mon[name] = MonGroup(g, name)
+            used = {g.closid for g in self.groups.values()}
+            closid = min(c for c in range(1, self.nclosids) if c not in used)
+            g = Group(self, name, closid)
+            for r in self.caches:
+                g.ctrl[r.name] = {}
+            self.init_alloc(g)
+            self.groups[name] = g
             self.used_rmids += 1
-        except Invalid as e:
-            raise err(e.code)
+            return
+        if len(parts) == 3 and parts[1] == "mon_groups":
+            g = self.groups.get(parts[0])
+            if g is None:
+                raise err(errno.ENOENT)
+        elif len(parts) == 2 and parts[0] == "mon_groups":
+            g = self.root
+        else:
+            self.node("/".join(parts[:-1]) or "/")
+            raise err(errno.EPERM)
+        name = parts[-1]
+        if name in g.mon:
+            raise err(errno.EEXIST)
+        if self.used_rmids >= self.rmids:
+            self.fail(errno.ENOSPC, "Out of RMIDs")
+        g.mon[name] = MonGroup(g, name)
+        self.used_rmids += 1
 
     def rmdir(self, path):
         parts = [p for p in path.split("/") if p]
@@ -608,18 +499,12 @@ class FakeResctrl(fuse.Operations):
                 g.mon.pop(parts[-1])
                 self.used_rmids -= 1
                 return
-        self.lookup(path)
+        self.node(path)
         raise err(errno.EPERM)
 
 
-def mounted(mountpoint):
-    with open("/proc/self/mountinfo") as f:
-        return any(line.split()[4] == mountpoint for line in f)
-
-
 def main():
-    ap = argparse.ArgumentParser(description="Emulate a resctrl mount with FUSE.")
-    ap.add_argument("mountpoint")
+    ap = fusefs.arguments("Emulate a resctrl mount with FUSE.")
     ap.add_argument("--layout", choices=["intel-2s", "intel-2s-cdp", "amd-ccx"], required=True)
     ap.add_argument("--cpus", default="0-15", help="the online CPUs (for cpus_list)")
     ap.add_argument("--mba-mbps", action="store_true", help="as mounted with -o mba_MBps")
@@ -627,34 +512,11 @@ def main():
     ap.add_argument("--closids", type=int, help="CLOSIDs of every resource (before CDP halves)")
     ap.add_argument("--rmids", type=int, default=64)
     ap.add_argument("--shareable-bits", default="0", help="hex: ways used by hardware too")
-    ap.add_argument("--background", action="store_true",
-                    help="return once mounted, printing the server's pid")
-    ap.add_argument("--log", help="with --background: the server's stderr (default /dev/null)")
-    a = ap.parse_args()
-    mp = os.path.realpath(a.mountpoint)
+    a = fusefs.parse_args(ap)
     if parse_list(a.cpus) is None:
         ap.error("invalid --cpus")
     fs = FakeResctrl(a)
-
-    if a.background:
-        pid = os.fork()
-        if pid:
-            for _ in range(200):
-                if mounted(mp):
-                    print(pid)
-                    return 0
-                if os.waitpid(pid, os.WNOHANG)[0]:
-                    sys.exit("fake-resctrl: the server exited before mounting %s" % mp)
-                time.sleep(0.05)
-            sys.exit("fake-resctrl: %s not mounted after 10 seconds" % mp)
-        os.setsid()
-        fd = os.open(os.devnull, os.O_RDWR)
-        os.dup2(fd, 0)
-        os.dup2(fd, 1)
-        os.dup2(os.open(a.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if a.log else fd, 2)
-    fuse.FUSE(fs, mp, foreground=True, direct_io=True, attr_timeout=0, entry_timeout=0,
-              negative_timeout=0, fsname="resctrl", subtype="fakeresctrl")
-    return 0
+    return fusefs.serve(fs, a, "fake-resctrl", "resctrl", "fakeresctrl")
 
 
 if __name__ == "__main__":

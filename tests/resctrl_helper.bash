@@ -1,23 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for tests on resctrl: a FUSE fake of its mount (tests/fake-resctrl.py) and plain trees.
-# Load after cgroup_helper, whose require_fuse, MOUNTS, FAKE_PIDS, fakes_cleanup and dump_tree
-# these use.
-
-FAKE_RESCTRL="$RM_SRCDIR/tests/fake-resctrl.py"
+# Load after cgroup_helper, whose dump_tree these use.
 
 # start_resctrl DIR [fake-resctrl.py options]: mount the fake at DIR until teardown (fakes_cleanup)
 # and point RM_RESCTRL_ROOT at it.
 start_resctrl() {
-	local dir=$1 fpid
-	shift
 	require_fuse
-	[ -f "$FAKE_RESCTRL" ] || skip "$FAKE_RESCTRL is absent"
-	mkdir -p "$dir"
-	fpid=$("$PY" "$FAKE_RESCTRL" "$dir" "$@" --background --log "$BATS_TEST_TMPDIR/resctrl.log") ||
-		fail "fake-resctrl.py did not mount $dir: $(cat "$BATS_TEST_TMPDIR/resctrl.log")"
-	MOUNTS+=("$dir")
-	FAKE_PIDS+=("$fpid")
-	export RM_RESCTRL_ROOT=$dir
+	mount_fake fake-resctrl.py "$@"
+	export RM_RESCTRL_ROOT=$1
 }
 
 # Unmount the fake at DIR (a reboot, for the groups); its server exits.

@@ -6,18 +6,12 @@ load test_helper
 load rm-devices/fixtures
 
 setup_file() {
-	GPU="$BATS_FILE_TMPDIR/gpu" MIXED="$BATS_FILE_TMPDIR/mixed"
-	fx_gpu_server "$GPU"
-	fx_mixed "$MIXED"
-	export GPU MIXED
+	fx_trees
 }
 
 setup() {
 	export RM_STATE_DIR="$BATS_TEST_TMPDIR/state"
 }
-
-gpu() { rm-devices --sysroot "$GPU" "$@"; }
-mixed() { rm-devices --sysroot "$MIXED" "$@"; }
 
 # Skip, visibly, without lspci (the peer these tests compare with).
 need_lspci() {

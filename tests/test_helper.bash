@@ -47,3 +47,42 @@ usage_error() {
 		fail "first line of stderr: '${stderr_lines[0]}', expected: '$msg'"
 }
 
+# ---- FUSE fakes of kernel file systems (tests/fake-*.py) ----
+
+# Debian's python3, which sees python3-fusepy (a python3 earlier in PATH may not)
+PY=${RM_PYTHON:-/usr/bin/python3}
+MOUNTS=() FAKE_PIDS=()
+
+# Skip, visibly, unless root can mount the fakes.
+require_fuse() {
+	require_root
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	"$PY" -c 'import fusepy' 2>/dev/null || "$PY" -c 'import fuse' 2>/dev/null ||
+		skip "python3-fusepy is not installed (apt-get install python3-fusepy fuse3)"
+}
+
+# mount_fake FAKE DIR [options]: mount tests/FAKE (fake-cgroupfs.py, ...) at DIR until teardown
+# (fakes_cleanup), once the mount is there; the server's stderr in $BATS_TEST_TMPDIR/FAKE.log.
+mount_fake() {
+	local fake=$RM_SRCDIR/tests/$1 dir=$2 log=$BATS_TEST_TMPDIR/${1%.py}.log fpid
+	shift 2
+	[ -f "$fake" ] || skip "$fake is absent"
+	mkdir -p "$dir"
+	fpid=$("$PY" "$fake" "$dir" "$@" --background --log "$log") ||
+		fail "${fake##*/} did not mount $dir: $(cat "$log")"
+	MOUNTS+=("$dir")
+	FAKE_PIDS+=("$fpid")
+}
+
+# In teardown: unmount every fake; their servers then exit.
+fakes_cleanup() {
+	local m p i
+	for m in "${MOUNTS[@]}"; do
+		umount "$m" 2>/dev/null || fusermount -u "$m" 2>/dev/null || true
+	done
+	for p in "${FAKE_PIDS[@]}"; do
+		for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill "$p" 2>/dev/null || true
+	done
+	MOUNTS=() FAKE_PIDS=()
+}

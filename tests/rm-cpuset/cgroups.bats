@@ -8,15 +8,10 @@ V1=$V1_PARENT
 
 setup() {
 	export RM_STATE_DIR="$BATS_TEST_TMPDIR/state"
-	SLEEPS=()
 }
 
 teardown() {
-	local p
-	for p in "${SLEEPS[@]}"; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
+	sleeps_cleanup
 	[ -z "$V1_HELD" ] || rm-cpuset release --all >/dev/null 2>&1 || true
 	v1_cpuset_cleanup
 	fakes_cleanup

@@ -15,15 +15,10 @@ setup() {
 	STATE="$RM_STATE_DIR/cpuset.state"
 	R=$BATS_TEST_TMPDIR/resctrl
 	TOPO=$TI
-	SLEEPS=()
 }
 
 teardown() {
-	local p
-	for p in "${SLEEPS[@]}"; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
+	sleeps_cleanup
 	fakes_cleanup
 }
 

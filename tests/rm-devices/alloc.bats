@@ -6,10 +6,7 @@ load ../test_helper
 load fixtures
 
 setup_file() {
-	GPU="$BATS_FILE_TMPDIR/gpu" MIXED="$BATS_FILE_TMPDIR/mixed"
-	fx_gpu_server "$GPU"
-	fx_mixed "$MIXED"
-	export GPU MIXED
+	fx_trees
 }
 
 setup() {

@@ -234,3 +234,16 @@ fx_mixed() {
 	fx_dev "$root" pci0000:e2/0000:e2:00.0 0000:e3:00.0 0x030200 0x10de 0x2330 numa=1 \
 		driver=vfio-pci iommu=77
 }
+
+# ---- for the tests ----
+
+# In setup_file: the GPU server's tree in $GPU and the mixed machine's in $MIXED.
+fx_trees() {
+	GPU="$BATS_FILE_TMPDIR/gpu" MIXED="$BATS_FILE_TMPDIR/mixed"
+	fx_gpu_server "$GPU"
+	fx_mixed "$MIXED"
+	export GPU MIXED
+}
+
+gpu() { rm-devices --sysroot "$GPU" "$@"; }
+mixed() { rm-devices --sysroot "$MIXED" "$@"; }

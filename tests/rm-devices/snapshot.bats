@@ -10,10 +10,7 @@ TD=$RM_BUILDDIR/tests/unit/test-devices
 ALL=+switch,path,link_speed,link_width,sriov,vfs,total_vfs,pf,netdevs,rdma,ib_state,link_layer,memory,bar,class,subvendor,subproduct,shared_nodes
 
 setup_file() {
-	GPU="$BATS_FILE_TMPDIR/gpu" MIXED="$BATS_FILE_TMPDIR/mixed"
-	fx_gpu_server "$GPU"
-	fx_mixed "$MIXED"
-	export GPU MIXED
+	fx_trees
 }
 
 setup() {

@@ -4,8 +4,6 @@
 # hugetlb cgroups around the tests that change them.
 
 HP_UNIT="$RM_BUILDDIR/tests/unit/test-hugepages"
-HP_FAKE="$RM_SRCDIR/tests/fake-hugepages.py"
-HP_PY=${RM_PYTHON:-/usr/bin/python3}
 
 # make_tree DIR NODE...: a plain sysroot with 2 MiB and 1 GiB pages (the default 2 MiB) and a
 # NODE per argument, "ID:MEMORY[:SIZES]" ("0:4G", "1:4G:2M" without 1 GiB pages, "2:0" without
@@ -72,36 +70,17 @@ tree_sum() {
 
 # ---- the FUSE fake ----
 
-HP_MOUNTS=() HP_PIDS=()
-
 require_hp_fuse() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root (FUSE mounts)"
-	[ -c /dev/fuse ] || skip "no /dev/fuse"
-	"$HP_PY" -c 'import fusepy' 2>/dev/null || "$HP_PY" -c 'import fuse' 2>/dev/null ||
-		skip "python3-fusepy is not installed (apt-get install python3-fusepy fuse3)"
+	require_fuse
 }
 
 # start_hp_fake DIR [fake-hugepages.py options]: mount the fake at DIR until teardown.
 start_hp_fake() {
-	local dir=$1 fpid
-	shift
-	mkdir -p "$dir"
-	fpid=$("$HP_PY" "$HP_FAKE" "$dir" "$@" --background --log "$BATS_TEST_TMPDIR/fake.log") ||
-		fail "fake-hugepages.py did not mount $dir: $(cat "$BATS_TEST_TMPDIR/fake.log")"
-	HP_MOUNTS+=("$dir")
-	HP_PIDS+=("$fpid")
+	mount_fake fake-hugepages.py "$@"
 }
 
 hp_fakes_cleanup() {
-	local m p i
-	for m in "${HP_MOUNTS[@]}"; do
-		umount "$m" 2>/dev/null || fusermount -u "$m" 2>/dev/null || true
-	done
-	for p in "${HP_PIDS[@]}"; do
-		for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill "$p" 2>/dev/null || true
-	done
-	HP_MOUNTS=() HP_PIDS=()
+	fakes_cleanup
 }
 
 # ---- this machine ----
