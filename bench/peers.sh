@@ -331,31 +331,46 @@ c2c_part() {
 	record "peer=c2c pair=$first:$last rm_bench_median=$(awk '{ print $1 }' "$tmp/c2c" | median) pingpong_median=$(awk '{ print $5 }' "$tmp/c2c" | median) ratio=$(awk '{ print $1 / $5 }' "$tmp/c2c" | median) rm_bench_best=$(awk '{ print $2 }' "$tmp/c2c" | median) pingpong_best=$(awk '{ print $4 }' "$tmp/c2c" | median) best_ratio=$(awk '{ print $2 / $4 }' "$tmp/c2c" | median) rm_bench_spread=$(awk '{ print ($3 - $2) / $1 * 100 }' "$tmp/c2c" | median) pingpong_spread=$(awk '{ print ($6 - $4) / $5 * 100 }' "$tmp/c2c" | median) unit=ns rounds=$rounds"
 }
 
-# ---- jitter: average and maximum against cyclictest (and stress-ng) on one CPU ----
+# ---- jitter: average, median and maximum against cyclictest (and stress-ng) on one CPU ----
 # cyclictest holds /dev/cpu_dma_latency at 0 unless given --laptop; rm-bench does with
 # --dma-latency 0. Both ways are compared: a virtual machine's CPUs halt to the host without it.
+# cyclictest prints every wake-up in nanoseconds (-v --nsecs), for the median and an exact mean:
+# the Avg of its summary truncates each wake-up and the mean to whole microseconds, about 1 us
+# low. The two sides take turns at going first.
 jitter_part() {
-	local d=${PEERS_JITTER_SECONDS:-5}
+	local d=${PEERS_JITTER_SECONDS:-5} r a b c e f
+	# avg, median and max of the numbers on stdin
+	stats() { sort -g | awk '{ v[NR] = $1; s += $1 } END { if (NR) print s / NR, (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[NR] }'; }
+	rm_jitter() {
+		"$rm_bench" jitter --cpus "$last" --duration "${d}s" --interval 1ms --priority 99 \
+			--runs 1 "$@" -o avg,median,max --raw
+	}
+	cyclic() {
+		have cyclictest || { echo "- - -"; return; }
+		cyclictest -v --nsecs -m -p 99 -i 1000 -D "${d}s" -a "$last" -t 1 "$@" 2>/dev/null |
+			awk '$1 == "0:" && NF == 3 { print $3 / 1000 }' | stats
+	}
 	: >"$tmp/jit"
 	for ((r = 0; r < rounds; r++)); do
-		a=$("$rm_bench" jitter --cpus "$last" --duration "${d}s" --interval 1ms --priority 99 --runs 1 -o avg,max --raw)
-		b="- -" c="- -" e="- -"
-		have cyclictest && b=$(cyclictest --laptop -m -p 99 -i 1000 -D "${d}s" -a "$last" -t 1 -q 2>/dev/null |
-			sed -n 's/.*Avg: *\([0-9]*\) *Max: *\([0-9]*\).*/\1 \2/p')
+		c="- -"
+		if ((r % 2)); then
+			b=$(cyclic --laptop) a=$(rm_jitter)
+			e=$(cyclic) f=$(rm_jitter --dma-latency 0)
+		else
+			a=$(rm_jitter) b=$(cyclic --laptop)
+			f=$(rm_jitter --dma-latency 0) e=$(cyclic)
+		fi
 		have stress-ng && c=$(stress-ng --cyclic 1 --cyclic-policy fifo --cyclic-prio 99 \
 			--cyclic-sleep 1000000 --cyclic-method clock_ns --taskset "$last" -t "$d" 2>&1 |
 			awk '/cyclic: +mean:/ { m = $6 / 1000 } /cyclic: +min:/ { x = $9 / 1000 } END { print m, x }')
-		f=$("$rm_bench" jitter --cpus "$last" --duration "${d}s" --interval 1ms --priority 99 --runs 1 --dma-latency 0 -o avg,max --raw)
-		have cyclictest && e=$(cyclictest -m -p 99 -i 1000 -D "${d}s" -a "$last" -t 1 -q 2>/dev/null |
-			sed -n 's/.*Avg: *\([0-9]*\) *Max: *\([0-9]*\).*/\1 \2/p')
-		echo "$a ${b:-- -} ${c:-- -} $f ${e:-- -}" >>"$tmp/jit"
+		echo "$a ${b:-- - -} ${c:-- -} $f ${e:-- - -}" >>"$tmp/jit"
 	done
-	# columns: rm avg max, cyclictest --laptop avg max, stress-ng avg max, and with the PM QoS
-	# request: rm avg max, cyclictest avg max
+	# columns: rm avg median max, cyclictest --laptop avg median max, stress-ng avg max, and
+	# with the PM QoS request: rm avg median max, cyclictest avg median max
 	col() { awk -v c="$1" '$c != "-" { print $c }' "$tmp/jit" | median; }
 	rat() { awk -v a="$1" -v b="$2" '$b > 0 { print $a / $b }' "$tmp/jit" | median; }
-	record "peer=jitter cpu=$last seconds=$d dma_latency=none rm_bench_avg=$(col 1) rm_bench_max=$(col 2) cyclictest_avg=$(col 3) cyclictest_max=$(col 4) stress_ng_avg=$(col 5) stress_ng_max=$(col 6) avg_ratio=$(rat 1 3) max_ratio=$(rat 2 4) unit=us rounds=$rounds"
-	record "peer=jitter cpu=$last seconds=$d dma_latency=0 rm_bench_avg=$(col 7) rm_bench_max=$(col 8) cyclictest_avg=$(col 9) cyclictest_max=$(col 10) avg_ratio=$(rat 7 9) max_ratio=$(rat 8 10) unit=us rounds=$rounds"
+	record "peer=jitter cpu=$last seconds=$d dma_latency=none rm_bench_avg=$(col 1) rm_bench_median=$(col 2) rm_bench_max=$(col 3) cyclictest_avg=$(col 4) cyclictest_median=$(col 5) cyclictest_max=$(col 6) stress_ng_avg=$(col 7) stress_ng_max=$(col 8) avg_ratio=$(rat 1 4) median_ratio=$(rat 2 5) max_ratio=$(rat 3 6) unit=us rounds=$rounds"
+	record "peer=jitter cpu=$last seconds=$d dma_latency=0 rm_bench_avg=$(col 9) rm_bench_median=$(col 10) rm_bench_max=$(col 11) cyclictest_avg=$(col 12) cyclictest_median=$(col 13) cyclictest_max=$(col 14) avg_ratio=$(rat 9 12) median_ratio=$(rat 10 13) max_ratio=$(rat 11 14) unit=us rounds=$rounds"
 }
 
 note "rm-bench $("$rm_bench" --version | cut -d' ' -f2) on CPUs $cpus, $rounds rounds: $only"

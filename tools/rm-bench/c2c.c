@@ -2,7 +2,6 @@
 /* rm-bench c2c: round trips between two CPUs through two cache lines, for each pair, as c2clat. */
 #include "config.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -70,7 +69,7 @@ static void *echo(void *arg)
 	atomic_uint *const in = &c->pp->ping.v, *const out = &c->pp->pong.v;
 	unsigned want = 1, v;
 
-	c->err[1] = bench_pin(c->cpu[1]) < 0 ? errno ? errno : EINVAL : 0;
+	c->err[1] = bench_pin(c->cpu[1]);
 	c->seen[1] = sched_getcpu();
 	spin_barrier_wait(&c->ready);
 	if (c->err[0] || c->err[1])
@@ -101,7 +100,7 @@ static void *initiate(void *arg)
 	atomic_uint *const out = &c->pp->ping.v, *const in = &c->pp->pong.v;
 	unsigned value = 0;
 
-	c->err[0] = bench_pin(c->cpu[0]) < 0 ? errno ? errno : EINVAL : 0;
+	c->err[0] = bench_pin(c->cpu[0]);
 	c->seen[0] = sched_getcpu();
 	spin_barrier_wait(&c->ready);
 	if (c->err[0] || c->err[1])
@@ -188,6 +187,21 @@ static size_t choose_pairs(const struct bench *b, hwloc_const_bitmap_t set, int 
 	return got;
 }
 
+/* The record of PAIR; RAN_ON is NULL for the summary over the pairs. */
+static void c2c_record(struct rm_out *out, const struct c2c_params *p, const char *pair,
+		       hwloc_const_bitmap_t cpus, const struct summary *s, int runs,
+		       hwloc_const_bitmap_t ran_on)
+{
+	rm_out_begin(out);
+	rm_out_str(out, C_BENCH, "c2c");
+	rm_out_str(out, C_PAIR, pair);
+	rm_out_set(out, C_CPUS, cpus);
+	out_figures(out, C_BEST, s, 1, "ns", runs);
+	rm_out_int(out, C_ITERATIONS, p->iterations);
+	rm_out_set(out, C_RAN_ON, ran_on);
+	rm_out_end(out);
+}
+
 void c2c_measure(const struct bench *b, const struct c2c_params *p, struct rm_out *out)
 {
 	struct pingpong *lines = aligned_alloc(128, sizeof(*lines));
@@ -213,10 +227,8 @@ void c2c_measure(const struct bench *b, const struct c2c_params *p, struct rm_ou
 		pthread_join(tid[0], NULL);
 		pthread_join(tid[1], NULL);
 		for (int t = 0; t < 2; t++)
-			if (pp.err[t]) {
-				errno = pp.err[t];
-				err(RM_EXIT_FAILURE, "cannot pin a thread to CPU %d", pp.cpu[t]);
-			}
+			if (pp.err[t])
+				bench_fail(pp.err[t], "cannot pin a thread to CPU %d", pp.cpu[t]);
 		summarize(pp.ns, (size_t)p->runs, false, &s);
 		medians[k] = s.median;
 		bests[k] = s.best;
@@ -229,45 +241,18 @@ void c2c_measure(const struct bench *b, const struct c2c_params *p, struct rm_ou
 
 		hwloc_bitmap_set(seen, (unsigned)pp.seen[0]);
 		hwloc_bitmap_set(seen, (unsigned)pp.seen[1]);
-		rm_out_begin(out);
-		rm_out_str(out, C_BENCH, "c2c");
-		rm_out_str(out, C_PAIR, name);
-		rm_out_set(out, C_CPUS, pair_set);
-		rm_out_float(out, C_BEST, s.best, 1);
-		rm_out_float(out, C_MEDIAN, s.median, 1);
-		rm_out_float(out, C_MIN, s.min, 1);
-		rm_out_float(out, C_MAX, s.max, 1);
-		rm_out_str(out, C_UNIT, "ns");
-		rm_out_int(out, C_RUNS, p->runs);
-		rm_out_float(out, C_SPREAD, s.spread, 1);
-		rm_out_int(out, C_ITERATIONS, p->iterations);
-		rm_out_set(out, C_RAN_ON, seen);
-		rm_out_end(out);
+		c2c_record(out, p, name, pair_set, &s, p->runs, seen);
 		free(name);
 		hwloc_bitmap_free(seen);
 		free(pp.ns);
 	}
 	/* the summary over the pairs: their medians, and the lowest best */
 	if (npairs) {
-		double best = bests[0];
-
-		for (size_t k = 1; k < npairs; k++)
-			if (bests[k] < best)
-				best = bests[k];
 		summarize(medians, npairs, false, &s);
-		rm_out_begin(out);
-		rm_out_str(out, C_BENCH, "c2c");
-		rm_out_str(out, C_PAIR, "all");
-		rm_out_set(out, C_CPUS, all);
-		rm_out_float(out, C_BEST, best, 1);
-		rm_out_float(out, C_MEDIAN, s.median, 1);
-		rm_out_float(out, C_MIN, s.min, 1);
-		rm_out_float(out, C_MAX, s.max, 1);
-		rm_out_str(out, C_UNIT, "ns");
-		rm_out_int(out, C_RUNS, (long long)npairs);
-		rm_out_float(out, C_SPREAD, s.spread, 1);
-		rm_out_int(out, C_ITERATIONS, p->iterations);
-		rm_out_end(out);
+		for (size_t k = 0; k < npairs; k++)
+			if (k == 0 || bests[k] < s.best)
+				s.best = bests[k];
+		c2c_record(out, p, "all", all, &s, (int)npairs, NULL);
 	}
 	free(pairs);
 	free(medians);
@@ -313,7 +298,7 @@ static error_t c2c_parse(int key, char *arg, struct argp_state *state)
 		a->iterations = parse_long(state, "--iterations", arg, 1, 100000000);
 		break;
 	case OPT_RUNS:
-		a->runs = (int)parse_long(state, "--runs", arg, 1, 1000);
+		a->runs = parse_runs(state, arg);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
@@ -342,11 +327,8 @@ int cmd_c2c(int argc, char **argv, struct rm_common *c)
 	struct rm_out *out;
 	struct bench b;
 
-	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_INPUT);
-	if (c->out.list_columns) {
-		rm_out_list_columns(&c->out, c2c_cols, c2c_ncols, NULL);
+	if (bench_parse(&argp, argc, argv, c, &a, c2c_cols, c2c_ncols))
 		return RM_EXIT_SUCCESS;
-	}
 	bench_open(&b, c);
 	p.cpus = hwloc_bitmap_alloc();
 	if (a.cpus)

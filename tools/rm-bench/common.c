@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,16 @@ void bench_live_only(const struct rm_common *c)
 	if (c->topology || c->sysroot)
 		rm_usage_errx("measurements need this machine (--topology, --sysroot, RM_TOPOLOGY or "
 			      "RM_SYSROOT is set)");
+}
+
+/* The online CPUs of NODE as the kernel lists them; empty when unknown. */
+static void node_cpulist(int node, hwloc_bitmap_t set)
+{
+	char *path = xasprintf("sys/devices/system/node/node%d/cpulist", node);
+
+	if (rm_sysfs_read_set(NULL, path, set) < 0)
+		hwloc_bitmap_zero(set);
+	free(path);
 }
 
 void bench_open(struct bench *b, const struct rm_common *c)
@@ -85,15 +96,11 @@ void bench_open(struct bench *b, const struct rm_common *c)
 		unsigned n, cpu;
 
 		hwloc_bitmap_foreach_begin(n, b->nodes) {
-			char *path = xasprintf("sys/devices/system/node/node%u/cpulist", n);
-
-			if (rm_sysfs_read_set(NULL, path, set) == 0) {
-				hwloc_bitmap_foreach_begin(cpu, set)
-					if ((int)cpu < ncpus)
-						b->cpu_node[cpu] = (int)n;
-				hwloc_bitmap_foreach_end();
-			}
-			free(path);
+			node_cpulist((int)n, set);
+			hwloc_bitmap_foreach_begin(cpu, set)
+				if ((int)cpu < ncpus)
+					b->cpu_node[cpu] = (int)n;
+			hwloc_bitmap_foreach_end();
 		}
 		hwloc_bitmap_foreach_end();
 		hwloc_bitmap_free(set);
@@ -161,12 +168,17 @@ int bench_node(const struct bench *b, const char *opt, const char *arg, bool nee
 
 void bench_node_cpus(const struct bench *b, int node, hwloc_bitmap_t set)
 {
-	char *path = xasprintf("sys/devices/system/node/node%d/cpulist", node);
-
-	if (rm_sysfs_read_set(NULL, path, set) < 0)
-		hwloc_bitmap_zero(set);
-	free(path);
+	node_cpulist(node, set);
 	hwloc_bitmap_and(set, set, b->allowed);
+}
+
+void bench_node_arg_cpus(const struct bench *b, const char *arg, hwloc_bitmap_t set)
+{
+	bench_node_cpus(b, bench_node(b, "--node", arg, false), set);
+	if (hwloc_bitmap_iszero(set)) {
+		hwloc_bitmap_free(set);
+		rm_usage_errx("NUMA node has no CPUs allowed here: '%s'", arg);
+	}
 }
 
 int bench_cpu_node(const struct bench *b, int cpu)
@@ -283,18 +295,27 @@ long bench_free_hugepages(uint64_t page, int node)
 	return rc < 0 ? 0 : (long)v;
 }
 
-void bench_check_page(const struct bench *b, const char *opt, uint64_t page)
+bool bench_has_page(const struct bench *b, uint64_t page)
 {
-	char *path, *name;
+	char *path;
+	bool have;
 
 	if (page == b->page)
-		return;
+		return true;
+	if (page % 1024)
+		return false;
 	path = xasprintf("sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB", page / 1024);
-	if (page % 1024 == 0 && rm_sysfs_exists(NULL, path)) {
-		free(path);
-		return;
-	}
+	have = rm_sysfs_exists(NULL, path);
 	free(path);
+	return have;
+}
+
+void bench_check_page(const struct bench *b, const char *opt, uint64_t page)
+{
+	char *name;
+
+	if (bench_has_page(b, page))
+		return;
 	name = rm_size_format(page);
 	fprintf(stderr, "%s: %s: no such page size on this machine: '%s'\n",
 		program_invocation_short_name, opt, name);
@@ -311,21 +332,17 @@ int bench_pin(int cpu)
 	int rc;
 
 	if (!mask)
-		return -1;
+		return ENOMEM;
 	CPU_ZERO_S(size, mask);
 	CPU_SET_S(cpu, size, mask);
 	rc = pthread_setaffinity_np(pthread_self(), size, mask);
 	CPU_FREE(mask);
-	if (rc) {
-		errno = rc;
-		return -1;
-	}
+	if (rc)
+		return rc;
 	/* the move takes effect at the next schedule: make sure it has happened */
 	for (int i = 0; sched_getcpu() != cpu; i++) {
-		if (i > 1000) {
-			errno = EAGAIN;
-			return -1;
-		}
+		if (i > 1000)
+			return EAGAIN;
 		sched_yield();
 	}
 	return 0;
@@ -339,6 +356,18 @@ void bench_thread(pthread_t *tid, void *(*fn)(void *), void *arg)
 		errno = rc;
 		err(RM_EXIT_FAILURE, "cannot start a thread");
 	}
+}
+
+void bench_fail(int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (errnum) {
+		errno = errnum;
+		verr(RM_EXIT_FAILURE, fmt, ap);
+	}
+	verrx(RM_EXIT_FAILURE, fmt, ap);
 }
 
 void spin_barrier_init(struct spin_barrier *b, unsigned n)
@@ -384,7 +413,8 @@ static int page_flag(size_t page)
 	return MAP_HUGETLB | (shift << MAP_HUGE_SHIFT);
 }
 
-int region_map(struct region *r, size_t size, size_t page, int node, char **why)
+/* Map R: 0; 1 when huge pages are too few; -1 otherwise; *WHY says why. */
+static int region_map(struct region *r, size_t size, size_t page, int node, char **why)
 {
 	size_t base = (size_t)sysconf(_SC_PAGESIZE);
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
@@ -405,7 +435,7 @@ int region_map(struct region *r, size_t size, size_t page, int node, char **why)
 				*why = xasprintf("not enough %s huge pages free (%ld needed, %ld free)",
 						 name, need, have);
 			free(name);
-			return -1;
+			return 1;
 		}
 		flags |= page_flag(page);
 	}
@@ -445,7 +475,8 @@ static void on_sigbus(int sig)
 	raise(sig);
 }
 
-int region_touch(struct region *r, char **why)
+/* Touch every page of R: 0, or 1 with *WHY when huge pages ran out. */
+static int region_touch(struct region *r, char **why)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static bool installed;
@@ -469,7 +500,7 @@ int region_touch(struct region *r, char **why)
 			touch_jmp = NULL;
 			*why = xasprintf("%s huge pages ran out while the memory was touched", name);
 			free(name);
-			return -1;
+			return 1;
 		}
 		touch_jmp = &jmp;
 	}
@@ -477,6 +508,17 @@ int region_touch(struct region *r, char **why)
 		p[off] = 0;
 	touch_jmp = NULL;
 	return 0;
+}
+
+int region_get(struct region *r, size_t size, size_t page, int node, char **why)
+{
+	int rc = region_map(r, size, page, node, why);
+
+	if (rc == 0)
+		rc = region_touch(r, why);
+	if (rc)
+		region_unmap(r);
+	return rc;
 }
 
 void region_unmap(struct region *r)
@@ -501,4 +543,85 @@ void region_nodes(const struct region *r, hwloc_bitmap_t nodes)
 				  MPOL_F_NODE | MPOL_F_ADDR) == 0 && node >= 0)
 			hwloc_bitmap_set(nodes, (unsigned)node);
 	}
+}
+
+/* ---- what runs beside a measurement ---- */
+
+void beside_start(const struct bench *b, struct beside *x, hwloc_const_bitmap_t neighbour,
+		  int mem_node)
+{
+	memset(x, 0, sizeof(*x));
+	if (neighbour) {
+		neighbour_start(b, &x->nb, neighbour, mem_node);
+		x->running = true;
+	}
+	/* after the neighbour started: its threads are not counted with the measurement's */
+	if (bench_mon_begin(b->mon))
+		x->mon = b->mon;
+}
+
+void beside_sample(struct beside *x, int i)
+{
+	bench_mon_sample(x->mon, &x->at[i]);
+	if (x->running)
+		x->nb_bytes[i] = neighbour_bytes(&x->nb);
+}
+
+void beside_stop(const struct bench *b, struct beside *x)
+{
+	bench_mon_end(b->mon);
+	if (x->running)
+		neighbour_stop(&x->nb);
+}
+
+void beside_fields(struct rm_out *out, const struct beside *x, int rate_col, int occupancy_col,
+		   int total_col, int local_col)
+{
+	const struct mon_sample *a = &x->at[0], *z = &x->at[1];
+	double rate;
+
+	if (x->running && z->at > a->at)
+		rm_out_float(out, rate_col,
+			     (double)(x->nb_bytes[1] - x->nb_bytes[0]) / (double)(z->at - a->at), 2);
+	if (z->have[MON_OCCUPANCY])
+		rm_out_size(out, occupancy_col, z->value[MON_OCCUPANCY]);
+	if (total_col >= 0 && (rate = mon_rate(a, z, MON_TOTAL)) >= 0)
+		rm_out_float(out, total_col, rate, 2);
+	if (local_col >= 0 && (rate = mon_rate(a, z, MON_LOCAL)) >= 0)
+		rm_out_float(out, local_col, rate, 2);
+}
+
+/* ---- commands and records ---- */
+
+bool bench_parse(const struct argp *argp, int argc, char **argv, struct rm_common *c,
+		 void *input, const struct rm_column *cols, size_t ncols)
+{
+	rm_parse_command(argp, argc, argv, c, input, RM_PARSE_NO_INPUT);
+	if (!c->out.list_columns)
+		return false;
+	rm_out_list_columns(&c->out, cols, ncols, NULL);
+	return true;
+}
+
+struct rm_out *bench_listing(const struct rm_outopts *opts, const char *name,
+			     const struct rm_column *cols, size_t ncols)
+{
+	struct rm_outopts o = *opts;
+
+	o.columns = NULL;
+	return rm_out_new(&o, name, cols, ncols, NULL, false);
+}
+
+void out_figures(struct rm_out *out, int col, const struct summary *s, int decimals,
+		 const char *unit, int runs)
+{
+	if (s) {
+		rm_out_float(out, col + FIG_BEST, s->best, decimals);
+		rm_out_float(out, col + FIG_MEDIAN, s->median, decimals);
+		rm_out_float(out, col + FIG_MIN, s->min, decimals);
+		rm_out_float(out, col + FIG_MAX, s->max, decimals);
+		rm_out_float(out, col + FIG_SPREAD, s->spread, 1);
+	}
+	rm_out_str(out, col + FIG_UNIT, unit);
+	rm_out_int(out, col + FIG_RUNS, runs);
 }

@@ -88,10 +88,8 @@ static void *jit_main(void *arg)
 	uint64_t interval = th->p->interval, next, now;
 	size_t warm;
 
-	if (bench_pin(th->cpu) < 0) {
-		th->err = errno ? errno : EINVAL;
+	if ((th->err = bench_pin(th->cpu)))
 		return NULL;
-	}
 	/* no barrier with the others: a real-time thread spinning there could starve a thread
 	 * on its CPU that has yet to arrive; every thread sleeps to the same start instead */
 	if (th->p->priority > 0) {
@@ -197,7 +195,7 @@ struct jitter_hist *jitter_measure(const struct bench *b, const struct jitter_pa
 	struct jitter_hist *h = xcalloc(1, sizeof(*h));
 	pthread_t *tid = xcalloc((size_t)n, sizeof(*tid));
 	size_t samples = (size_t)(p->duration / p->interval);
-	bool warned = false;
+	bool warned = false, locked;
 	int dma_fd = -1;
 	uint64_t start;
 	unsigned i;
@@ -241,18 +239,23 @@ struct jitter_hist *jitter_measure(const struct bench *b, const struct jitter_pa
 		h->th[k].start = start;
 		bench_thread(&tid[k], jit_main, &h->th[k]);
 	}
+	/* as cyclictest -m: no page the threads use (code, stacks, samples) can be paged out while
+	 * they measure. Their stacks exist now; MCL_ONFAULT locks what is in memory and what the
+	 * warm-up touches, without populating whole stacks. Without the right (CAP_IPC_LOCK or
+	 * RLIMIT_MEMLOCK), the samples alone are locked. */
+	locked = mlockall(MCL_CURRENT | MCL_ONFAULT) == 0;
 	for (k = 0; k < n; k++)
 		pthread_join(tid[k], NULL);
 	free(tid);
+	if (locked)
+		munlockall();
 	if (dma_fd >= 0)
 		close(dma_fd);
 	for (k = 0; k < n; k++) {
 		struct jit_thread *th = &h->th[k];
 
-		if (th->err) {
-			errno = th->err;
-			err(RM_EXIT_FAILURE, "cannot pin a thread to CPU %d", th->cpu);
-		}
+		if (th->err)
+			bench_fail(th->err, "cannot pin a thread to CPU %d", th->cpu);
 		if (p->priority > 0 && !th->fifo && !warned) {
 			warnx("SCHED_FIFO needs root or CAP_SYS_NICE: measured under SCHED_OTHER");
 			warned = true;
@@ -265,12 +268,10 @@ struct jitter_hist *jitter_measure(const struct bench *b, const struct jitter_pa
 
 void jitter_histogram(struct jitter_hist *h, const struct rm_outopts *opts, bool print)
 {
-	struct rm_outopts o = *opts;
 	struct rm_out *out = NULL;
 
-	o.columns = NULL;
 	if (print || opts->mode == RM_OUT_JSON)
-		out = rm_out_new(&o, "histogram", hist_cols, ARRAY_SIZE(hist_cols), NULL, false);
+		out = bench_listing(opts, "histogram", hist_cols, ARRAY_SIZE(hist_cols));
 	for (int k = 0; k < h->nthreads; k++) {
 		struct jit_thread *th = &h->th[k];
 		size_t i = 0;
@@ -369,7 +370,7 @@ static error_t jitter_parse(int key, char *arg, struct argp_state *state)
 		a->histogram = true;
 		break;
 	case OPT_RUNS:
-		a->runs = (int)parse_long(state, "--runs", arg, 1, 1000);
+		a->runs = parse_runs(state, arg);
 		break;
 	case OPT_DMA_LATENCY:
 		a->dma_latency = (int)parse_long(state, "--dma-latency", arg, 0, 2000000000);
@@ -407,11 +408,8 @@ int cmd_jitter(int argc, char **argv, struct rm_common *c)
 	struct rm_out *out;
 	struct bench b;
 
-	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_INPUT);
-	if (c->out.list_columns) {
-		rm_out_list_columns(&c->out, jitter_cols, jitter_ncols, NULL);
+	if (bench_parse(&argp, argc, argv, c, &a, jitter_cols, jitter_ncols))
 		return RM_EXIT_SUCCESS;
-	}
 	if (!a.cpus)
 		rm_usage_errx("jitter needs --cpus: the CPUs to measure");
 	bench_open(&b, c);

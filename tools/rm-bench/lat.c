@@ -2,14 +2,12 @@
 /* rm-bench lat: dependent-load latency by working-set size, on normal and huge pages. */
 #include "config.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cpulist.h"
 #include "exitcodes.h"
@@ -117,25 +115,15 @@ struct lat_one {
 	const struct lat_params *p;
 	uint64_t size, page;
 	int mem_node;
-	struct bench_mon *mon;
-	struct neighbour *nb;
+	struct beside beside;
 	/* results */
 	double *ns;
-	struct mon_sample after;
-	uint64_t nb_bytes[2], nb_at[2]; /* the neighbour's bytes when the timed runs began, ended */
 	size_t loads;
 	hwloc_bitmap_t ran_on, mem_on;
 	char *why;    /* skipped */
 	char *error;  /* failed */
 	int err;
 };
-
-static void neighbour_mark(struct lat_one *o, int i)
-{
-	o->nb_at[i] = bench_now();
-	if (o->nb)
-		o->nb_bytes[i] = neighbour_bytes(o->nb);
-}
 
 /* In a thread pinned to the CPU: map, bind and touch the memory there, then time the runs. */
 static void *lat_thread(void *arg)
@@ -146,16 +134,15 @@ static void *lat_thread(void *arg)
 	uint64_t t0, t1;
 	double est;
 	void *p;
+	int rc;
 
-	if (bench_pin(o->p->cpu) < 0) {
-		o->err = errno;
+	if ((o->err = bench_pin(o->p->cpu))) {
 		o->error = xasprintf("cannot pin a thread to CPU %d", o->p->cpu);
 		return NULL;
 	}
-	if (region_map(&r, o->size, o->page, o->mem_node, &o->why) < 0 ||
-	    region_touch(&r, &o->why) < 0) {
-		region_unmap(&r);
-		if (o->page == (size_t)sysconf(_SC_PAGESIZE) || !strstr(o->why, "huge pages")) {
+	if ((rc = region_get(&r, o->size, o->page, o->mem_node, &o->why))) {
+		/* huge pages that are not there skip the measurement; anything else fails it */
+		if (rc < 0) {
 			o->error = o->why;
 			o->why = NULL;
 		}
@@ -176,7 +163,7 @@ static void *lat_thread(void *arg)
 	if (o->loads < (1u << 16))
 		o->loads = 1u << 16;
 	o->loads = (o->loads + 15) / 16 * 16;
-	neighbour_mark(o, 0);
+	beside_sample(&o->beside, 0);
 	for (int i = 0; i < o->p->runs; i++) {
 		t0 = bench_now();
 		p = chase(p, o->loads);
@@ -184,8 +171,7 @@ static void *lat_thread(void *arg)
 		o->ns[i] = (double)(t1 - t0) / (double)o->loads;
 		hwloc_bitmap_set(o->ran_on, (unsigned)sched_getcpu());
 	}
-	neighbour_mark(o, 1);
-	bench_mon_sample(o->mon, &o->after);
+	beside_sample(&o->beside, 1);
 	sink = p;
 	region_unmap(&r);
 	return NULL;
@@ -201,29 +187,19 @@ static void lat_record(struct rm_out *out, const struct lat_one *o)
 	if (o->mem_node >= 0)
 		rm_out_int(out, L_MEM_NODE, o->mem_node);
 	rm_out_set(out, L_NEIGHBOUR, o->p->neighbour);
-	rm_out_str(out, L_UNIT, "ns");
 	if (o->why) {
-		rm_out_int(out, L_RUNS, 0);
+		out_figures(out, L_BEST, NULL, 2, "ns", 0);
 		rm_out_str(out, L_STATUS, "skipped");
 		rm_out_str(out, L_REASON, o->why);
 	} else {
 		struct summary s;
 
 		summarize(o->ns, (size_t)o->p->runs, false, &s);
-		rm_out_float(out, L_BEST, s.best, 2);
-		rm_out_float(out, L_MEDIAN, s.median, 2);
-		rm_out_float(out, L_MIN, s.min, 2);
-		rm_out_float(out, L_MAX, s.max, 2);
-		rm_out_int(out, L_RUNS, o->p->runs);
-		rm_out_float(out, L_SPREAD, s.spread, 1);
+		out_figures(out, L_BEST, &s, 2, "ns", o->p->runs);
 		rm_out_int(out, L_LOADS, (long long)o->loads);
 		rm_out_set(out, L_RAN_ON, o->ran_on);
 		rm_out_set(out, L_MEM_ON, o->mem_on);
-		if (o->nb && o->nb_at[1] > o->nb_at[0])
-			rm_out_float(out, L_NEIGHBOUR_RATE, (double)(o->nb_bytes[1] - o->nb_bytes[0]) /
-							    (double)(o->nb_at[1] - o->nb_at[0]), 2);
-		if (o->after.have[MON_OCCUPANCY])
-			rm_out_size(out, L_LLC_OCCUPANCY, o->after.value[MON_OCCUPANCY]);
+		beside_fields(out, &o->beside, L_NEIGHBOUR_RATE, L_LLC_OCCUPANCY, -1, -1);
 		rm_out_str(out, L_STATUS, "ok");
 	}
 	rm_out_end(out);
@@ -238,7 +214,6 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 	for (size_t i = 0; i < p->nsizes; i++)
 		for (size_t k = 0; k < p->npages; k++) {
 			struct lat_one o = { .p = p, .page = p->pages[k], .mem_node = mem_node };
-			struct neighbour nb;
 			pthread_t tid;
 
 			/* whole lines; at least two, so that the chain is a cycle */
@@ -248,24 +223,13 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 			o.ns = xcalloc((size_t)p->runs, sizeof(double));
 			o.ran_on = hwloc_bitmap_alloc();
 			o.mem_on = hwloc_bitmap_alloc();
-			if (p->neighbour) {
-				neighbour_start(b, &nb, p->neighbour, p->mem_node);
-				o.nb = &nb;
-			}
 			/* a monitoring group each: no lines of the last chain are counted */
-			if (bench_mon_begin(b->mon))
-				o.mon = b->mon;
+			beside_start(b, &o.beside, p->neighbour, p->mem_node);
 			bench_thread(&tid, lat_thread, &o);
 			pthread_join(tid, NULL);
-			bench_mon_end(b->mon);
-			if (o.nb)
-				neighbour_stop(&nb);
-			if (o.error) {
-				errno = o.err;
-				if (errno)
-					err(RM_EXIT_FAILURE, "%s", o.error);
-				errx(RM_EXIT_FAILURE, "%s", o.error);
-			}
+			beside_stop(b, &o.beside);
+			if (o.error)
+				bench_fail(o.err, "%s", o.error);
 			if (o.why)
 				warnx("%s: skipped", o.why);
 			lat_record(out, &o);
@@ -339,7 +303,7 @@ static error_t lat_parse(int key, char *arg, struct argp_state *state)
 		parse_size_list(state, "--pages", arg, &a->pages, &a->npages);
 		break;
 	case OPT_RUNS:
-		a->runs = (int)parse_long(state, "--runs", arg, 1, 1000);
+		a->runs = parse_runs(state, arg);
 		break;
 	case OPT_NEIGHBOUR:
 		a->neighbour = arg ? arg : "";
@@ -388,9 +352,7 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 	struct rm_out *out;
 	struct bench b;
 
-	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_INPUT);
-	if (c->out.list_columns) {
-		rm_out_list_columns(&c->out, lat_cols, lat_ncols, NULL);
+	if (bench_parse(&argp, argc, argv, c, &a, lat_cols, lat_ncols)) {
 		free(a.sizes);
 		free(a.pages);
 		return RM_EXIT_SUCCESS;
@@ -404,13 +366,7 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 			rm_usage_errx("--cpu takes one CPU: '%s'", a.cpu);
 		}
 	} else if (a.node) {
-		int node = bench_node(&b, "--node", a.node, false);
-
-		bench_node_cpus(&b, node, set);
-		if (hwloc_bitmap_iszero(set)) {
-			hwloc_bitmap_free(set);
-			rm_usage_errx("NUMA node has no CPUs allowed here: '%s'", a.node);
-		}
+		bench_node_arg_cpus(&b, a.node, set);
 	} else {
 		hwloc_bitmap_copy(set, b.deflt);
 	}

@@ -2,7 +2,6 @@
 /* rm-bench mem: STREAM's memory bandwidth with pinned threads and memory bound to NUMA nodes. */
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -88,11 +87,7 @@ struct mem_team {
 	atomic_int failed;    /* a thread could not set up: 1 failure, 2 skipped */
 	int nslots;           /* runs + the warm-up */
 	struct mem_thread *first;
-	/* taken by the first thread when the timed runs begin and end */
-	struct bench_mon *mon;
-	struct neighbour *nb;
-	struct mon_sample at[2];
-	uint64_t nb_bytes[2];
+	struct beside beside;  /* sampled by the first thread when the timed runs begin and end */
 };
 
 struct mem_thread {
@@ -131,14 +126,6 @@ static bool check(const struct mem_team *team, const double *a, const double *b,
 	return true;
 }
 
-/* The counters and the neighbour's bytes at the start (0) or end (1) of the timed runs. */
-static void sample(struct mem_team *team, int i)
-{
-	bench_mon_sample(team->mon, &team->at[i]);
-	if (team->nb)
-		team->nb_bytes[i] = neighbour_bytes(team->nb);
-}
-
 static void *mem_thread_main(void *arg)
 {
 	struct mem_thread *th = arg;
@@ -147,16 +134,15 @@ static void *mem_thread_main(void *arg)
 	struct region r = { 0 };
 	double *a = NULL, *b = NULL, *c = NULL;
 	bool streaming = !team->p->normal_stores;
+	int rc;
 
-	if (bench_pin(th->cpu) < 0) {
-		th->err = errno;
+	if ((th->err = bench_pin(th->cpu))) {
 		th->why = xasprintf("cannot pin a thread to CPU %d", th->cpu);
 		atomic_store(&team->failed, 1);
-	} else if (region_map(&r, 3 * (bytes + pad), team->p->page, th->node, &th->why) < 0 ||
-		   region_touch(&r, &th->why) < 0) {
+	} else if ((rc = region_get(&r, 3 * (bytes + pad), team->p->page, th->node,
+				    &th->why))) {
 		/* huge pages that are not there skip the measurement; anything else fails it */
-		atomic_store(&team->failed, team->p->page != (size_t)sysconf(_SC_PAGESIZE) &&
-				 strstr(th->why, "huge pages") ? 2 : 1);
+		atomic_store(&team->failed, rc > 0 ? 2 : 1);
 	} else {
 		a = r.base;
 		b = (double *)((char *)a + bytes + pad);
@@ -178,7 +164,7 @@ static void *mem_thread_main(void *arg)
 			mem_kernel k = team->k->k[streaming][team->ops[o]];
 
 			if (s == 1 && o == 0 && th == team->first)
-				sample(team, 0);
+				beside_sample(&team->beside, 0);
 			spin_barrier_wait(&team->bar);
 			th->t0[s * team->nops + o] = bench_now();
 			k(a, b, c, team->n, scalar);
@@ -187,35 +173,41 @@ static void *mem_thread_main(void *arg)
 		}
 	spin_barrier_wait(&team->bar);
 	if (th == team->first)
-		sample(team, 1);
+		beside_sample(&team->beside, 1);
 	th->bad_result = !check(team, a, b, c);
 out:
 	region_unmap(&r);
 	return NULL;
 }
 
-static void skipped(const struct mem_params *p, struct mem_team *team, struct rm_out *out,
-		    hwloc_const_bitmap_t cpus, hwloc_const_bitmap_t nodes,
-		    hwloc_const_bitmap_t mem_nodes, uint64_t size, const char *why)
+/* The record of one kernel: its figures S, or skipped for WHY when S is NULL. */
+static void mem_record(struct rm_out *out, const struct mem_params *p,
+		       const struct mem_team *team, enum mem_op op, hwloc_const_bitmap_t cpus,
+		       hwloc_const_bitmap_t nodes, hwloc_const_bitmap_t mem_nodes, uint64_t size,
+		       const struct summary *s, hwloc_const_bitmap_t ran_on,
+		       hwloc_const_bitmap_t mem_on, const char *why)
 {
-	for (int o = 0; o < team->nops; o++) {
-		rm_out_begin(out);
-		rm_out_str(out, M_BENCH, "mem");
-		rm_out_str(out, M_OP, mem_op_names[team->ops[o]]);
-		rm_out_set(out, M_CPUS, cpus);
-		rm_out_set(out, M_NODES, nodes);
-		rm_out_int(out, M_THREADS, team->nthreads);
-		rm_out_set(out, M_MEM_NODES, mem_nodes);
-		rm_out_size(out, M_SIZE, size);
-		rm_out_size(out, M_PAGES, p->page);
-		rm_out_str(out, M_STORES, p->normal_stores ? "normal" : "nt");
-		rm_out_set(out, M_NEIGHBOUR, p->neighbour);
-		rm_out_str(out, M_UNIT, "GB/s");
-		rm_out_int(out, M_RUNS, 0);
-		rm_out_str(out, M_STATUS, "skipped");
-		rm_out_str(out, M_REASON, why);
-		rm_out_end(out);
+	rm_out_begin(out);
+	rm_out_str(out, M_BENCH, "mem");
+	rm_out_str(out, M_OP, mem_op_names[op]);
+	rm_out_set(out, M_CPUS, cpus);
+	rm_out_set(out, M_NODES, nodes);
+	rm_out_int(out, M_THREADS, team->nthreads);
+	rm_out_set(out, M_MEM_NODES, mem_nodes);
+	rm_out_size(out, M_SIZE, size);
+	rm_out_size(out, M_PAGES, p->page);
+	rm_out_str(out, M_STORES, p->normal_stores ? "normal" : "nt");
+	rm_out_set(out, M_NEIGHBOUR, p->neighbour);
+	out_figures(out, M_BEST, s, 2, "GB/s", s ? p->runs : 0);
+	if (s) {
+		rm_out_set(out, M_RAN_ON, ran_on);
+		rm_out_set(out, M_MEM_ON, mem_on);
+		beside_fields(out, &team->beside, M_NEIGHBOUR_RATE, M_LLC_OCCUPANCY, M_MBM_TOTAL,
+			      M_MBM_LOCAL);
 	}
+	rm_out_str(out, M_STATUS, s ? "ok" : "skipped");
+	rm_out_str(out, M_REASON, why);
+	rm_out_end(out);
 }
 
 /* Refuse (exit 3) arrays that do not fit in the free memory of their nodes. */
@@ -247,24 +239,6 @@ static void check_memory(const struct bench *b, const struct mem_thread *th, int
 	}
 }
 
-/* What the neighbour and the resctrl counters saw during the timed runs. */
-static void mem_counters(struct rm_out *out, const struct mem_team *team)
-{
-	const struct mon_sample *a = &team->at[0], *z = &team->at[1];
-	double rate;
-
-	if (team->nb && z->at > a->at)
-		rm_out_float(out, M_NEIGHBOUR_RATE,
-			     (double)(team->nb_bytes[1] - team->nb_bytes[0]) / (double)(z->at - a->at),
-			     2);
-	if (z->have[MON_OCCUPANCY])
-		rm_out_size(out, M_LLC_OCCUPANCY, z->value[MON_OCCUPANCY]);
-	if ((rate = mon_rate(a, z, MON_TOTAL)) >= 0)
-		rm_out_float(out, M_MBM_TOTAL, rate, 2);
-	if ((rate = mon_rate(a, z, MON_LOCAL)) >= 0)
-		rm_out_float(out, M_MBM_LOCAL, rate, 2);
-}
-
 bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_out *out)
 {
 	struct mem_team team = { .p = p, .k = mem_kernels_get() };
@@ -274,7 +248,6 @@ bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_ou
 	hwloc_bitmap_t mem_on = hwloc_bitmap_alloc();
 	uint64_t size = p->size ? p->size : mem_default_size(b, p->cpus);
 	struct mem_thread *th;
-	struct neighbour nb;
 	const char *why = NULL;
 	bool ok = true;
 	int failed;
@@ -318,36 +291,29 @@ bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_ou
 	spin_barrier_init(&team.bar, (unsigned)team.nthreads);
 	atomic_init(&team.failed, 0);
 	team.first = &th[0];
-	if (p->neighbour) {
-		neighbour_start(b, &nb, p->neighbour, p->mem_node);
-		team.nb = &nb;
-	}
-	/* after the neighbour started: its threads are not counted with the measurement's */
-	if (bench_mon_begin(b->mon))
-		team.mon = b->mon;
+	beside_start(b, &team.beside, p->neighbour, p->mem_node);
 	for (int i = 0; i < team.nthreads; i++)
 		bench_thread(&th[i].tid, mem_thread_main, &th[i]);
 	for (int i = 0; i < team.nthreads; i++)
 		pthread_join(th[i].tid, NULL);
-	bench_mon_end(b->mon);
-	if (team.nb)
-		neighbour_stop(&nb);
+	beside_stop(b, &team.beside);
 
 	failed = atomic_load(&team.failed);
 	for (int i = 0; i < team.nthreads && !why; i++)
 		why = th[i].why;
 	if (failed == 1) {
-		errno = 0;
+		int errnum = 0;
+
 		for (int i = 0; i < team.nthreads; i++)
 			if (th[i].err)
-				errno = th[i].err;
-		if (errno)
-			err(RM_EXIT_FAILURE, "%s", why);
-		errx(RM_EXIT_FAILURE, "%s", why);
+				errnum = th[i].err;
+		bench_fail(errnum, "%s", why);
 	}
 	if (failed == 2) {
 		warnx("%s: skipped", why);
-		skipped(p, &team, out, used, nodes, mem_nodes, size, why);
+		for (int o = 0; o < team.nops; o++)
+			mem_record(out, p, &team, team.ops[o], used, nodes, mem_nodes, size, NULL,
+				   NULL, NULL, why);
 		ok = false;
 		goto done;
 	}
@@ -379,29 +345,8 @@ bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_ou
 			rates[r] = bytes / (double)(end > start ? end - start : 1);
 		}
 		summarize(rates, (size_t)p->runs, true, &s);
-		rm_out_begin(out);
-		rm_out_str(out, M_BENCH, "mem");
-		rm_out_str(out, M_OP, mem_op_names[team.ops[o]]);
-		rm_out_set(out, M_CPUS, used);
-		rm_out_set(out, M_NODES, nodes);
-		rm_out_int(out, M_THREADS, team.nthreads);
-		rm_out_set(out, M_MEM_NODES, mem_nodes);
-		rm_out_size(out, M_SIZE, size);
-		rm_out_size(out, M_PAGES, p->page);
-		rm_out_str(out, M_STORES, p->normal_stores ? "normal" : "nt");
-		rm_out_set(out, M_NEIGHBOUR, p->neighbour);
-		rm_out_float(out, M_BEST, s.best, 2);
-		rm_out_float(out, M_MEDIAN, s.median, 2);
-		rm_out_float(out, M_MIN, s.min, 2);
-		rm_out_float(out, M_MAX, s.max, 2);
-		rm_out_str(out, M_UNIT, "GB/s");
-		rm_out_int(out, M_RUNS, p->runs);
-		rm_out_float(out, M_SPREAD, s.spread, 1);
-		rm_out_set(out, M_RAN_ON, ran_on);
-		rm_out_set(out, M_MEM_ON, mem_on);
-		mem_counters(out, &team);
-		rm_out_str(out, M_STATUS, "ok");
-		rm_out_end(out);
+		mem_record(out, p, &team, team.ops[o], used, nodes, mem_nodes, size, &s, ran_on,
+			   mem_on, NULL);
 	}
 	free(rates);
 done:
@@ -524,7 +469,7 @@ static error_t mem_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--stores takes nt or normal: '%s'", arg);
 		break;
 	case OPT_RUNS:
-		a->runs = (int)parse_long(state, "--runs", arg, 1, 1000);
+		a->runs = parse_runs(state, arg);
 		break;
 	case OPT_NEIGHBOUR:
 		a->neighbour = arg ? arg : "";
@@ -559,22 +504,15 @@ int cmd_mem(int argc, char **argv, struct rm_common *c)
 	struct rm_out *out;
 	struct bench b;
 
-	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_INPUT);
-	if (c->out.list_columns) {
-		rm_out_list_columns(&c->out, mem_cols, mem_ncols, NULL);
+	if (bench_parse(&argp, argc, argv, c, &a, mem_cols, mem_ncols))
 		return RM_EXIT_SUCCESS;
-	}
 	bench_open(&b, c);
 	p.cpus = hwloc_bitmap_alloc();
 	if (a.cpus)
 		bench_cpus(&b, "--cpus", a.cpus, p.cpus);
-	else if (a.node) {
-		int node = bench_node(&b, "--node", a.node, false);
-
-		bench_node_cpus(&b, node, p.cpus);
-		if (hwloc_bitmap_iszero(p.cpus))
-			rm_usage_errx("NUMA node has no CPUs allowed here: '%s'", a.node);
-	} else
+	else if (a.node)
+		bench_node_arg_cpus(&b, a.node, p.cpus);
+	else
 		hwloc_bitmap_copy(p.cpus, b.deflt);
 	if (a.mem_node)
 		p.mem_node = bench_node(&b, "--mem-node", a.mem_node, true);

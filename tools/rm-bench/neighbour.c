@@ -3,7 +3,6 @@
  * measurement runs, so that what a cache or bandwidth allocation protects can be seen. */
 #include "config.h"
 
-#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,17 +36,13 @@ static void *hog_main(void *arg)
 	struct region r = { 0 };
 	double *a, *c;
 
-	if (bench_pin(h->cpu) < 0) {
-		h->err = errno;
+	if ((h->err = bench_pin(h->cpu)))
 		h->why = xasprintf("cannot pin a neighbour thread to CPU %d", h->cpu);
-	} else if (region_map(&r, 2 * h->bytes, (size_t)sysconf(_SC_PAGESIZE), h->node,
-			      &h->why) < 0 || region_touch(&r, &h->why) < 0) {
-		h->err = 0;
-	}
+	else
+		region_get(&r, 2 * h->bytes, (size_t)sysconf(_SC_PAGESIZE), h->node, &h->why);
 	if (h->why) {
 		atomic_store(&nb->failed, 1);
 		atomic_fetch_add(&nb->ready, 1);
-		region_unmap(&r);
 		return NULL;
 	}
 	a = r.base;
@@ -126,15 +121,10 @@ void neighbour_start(const struct bench *b, struct neighbour *nb, hwloc_const_bi
 	/* every hog has its memory in place and copies before the measurement begins */
 	while (atomic_load(&nb->ready) < nb->n)
 		nanosleep(&pause, NULL);
-	if (atomic_load(&nb->failed)) {
+	if (atomic_load(&nb->failed))
 		for (i = 0; i < nb->n; i++)
-			if (nb->hogs[i].why) {
-				errno = nb->hogs[i].err;
-				if (errno)
-					err(RM_EXIT_FAILURE, "%s", nb->hogs[i].why);
-				errx(RM_EXIT_FAILURE, "%s", nb->hogs[i].why);
-			}
-	}
+			if (nb->hogs[i].why)
+				bench_fail(nb->hogs[i].err, "%s", nb->hogs[i].why);
 }
 
 uint64_t neighbour_bytes(struct neighbour *nb)

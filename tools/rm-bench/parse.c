@@ -24,6 +24,11 @@ long parse_long(struct argp_state *state, const char *opt, const char *arg, long
 	return v;
 }
 
+int parse_runs(struct argp_state *state, const char *arg)
+{
+	return (int)parse_long(state, "--runs", arg, 1, 1000);
+}
+
 int parse_duration(const char *arg, uint64_t *ns)
 {
 	static const struct {

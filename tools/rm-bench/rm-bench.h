@@ -49,6 +49,8 @@ void bench_cpus(const struct bench *b, const char *opt, const char *arg, hwloc_b
 int bench_node(const struct bench *b, const char *opt, const char *arg, bool need_memory);
 /* The online CPUs of NODE (kernel view), and its allowed ones among them into SET. */
 void bench_node_cpus(const struct bench *b, int node, hwloc_bitmap_t set);
+/* The allowed CPUs of the node ARG of --node into SET; exits 2 (SET freed) when there are none. */
+void bench_node_arg_cpus(const struct bench *b, const char *arg, hwloc_bitmap_t set);
 /* The NUMA node of CPU; -1 when unknown. */
 int bench_cpu_node(const struct bench *b, int cpu);
 /* The memory node for a thread on CPU: its own when it has memory, else -1 (the kernel's pick). */
@@ -64,6 +66,8 @@ uint64_t bench_cache_size(const struct bench *b, int cpu, int level);
 uint64_t bench_node_free(const struct bench *b, int node);
 /* Free huge pages of size PAGE on NODE (-1: all nodes). */
 long bench_free_hugepages(uint64_t page, int node);
+/* Whether the machine has pages of PAGE bytes: the base page or a huge page size. */
+bool bench_has_page(const struct bench *b, uint64_t page);
 /* Refuse (exit 2) a page size the machine lacks; OPT names the option. */
 void bench_check_page(const struct bench *b, const char *opt, uint64_t page);
 
@@ -72,10 +76,13 @@ void bench_live_only(const struct rm_common *c);
 
 /* ---- threads ---- */
 
-/* Pin the calling thread to CPU. Returns 0, or -1 with errno. */
+/* Pin the calling thread to CPU, and return once it runs there. Returns 0 or an errno value. */
 int bench_pin(int cpu);
 /* Start a thread running FN(ARG); exits 1 on failure. */
 void bench_thread(pthread_t *tid, void *(*fn)(void *), void *arg);
+/* Exit 1 with the message, and ERRNUM's text when it is not 0. */
+__attribute__((noreturn, format(printf, 2, 3)))
+void bench_fail(int errnum, const char *fmt, ...);
 
 /* A barrier that spins: threads pinned one per CPU leave it within a few hundred nanoseconds,
  * where a futex wake-up (pthread_barrier) costs tens of microseconds and skews short timings. */
@@ -100,12 +107,12 @@ struct region {
 	size_t page; /* page size */
 };
 
-/* Map SIZE bytes. Returns 0, or -1 with *WHY allocated ("no 2MiB huge pages free on node 0").
- * Nothing is touched yet. */
-int region_map(struct region *r, size_t size, size_t page, int node, char **why);
-/* Write one byte per page so that every page is in place, the caller's first touch. Huge pages
- * may still run out (another process took them): returns -1 with *WHY then. */
-int region_touch(struct region *r, char **why);
+/* Map SIZE bytes and write one byte per page, so that every page is in place (the caller's
+ * first touch). Returns 0; 1 when huge pages of PAGE are too few, or ran out while touched
+ * (another process took them): the measurement is skipped; -1 on any other failure. *WHY is
+ * allocated with the reason ("not enough 2MiB huge pages free on node 0") and nothing stays
+ * mapped unless it returns 0. */
+int region_get(struct region *r, size_t size, size_t page, int node, char **why);
 void region_unmap(struct region *r);
 /* The NUMA nodes that hold pages of R (a sample of them) ORed into NODES. */
 void region_nodes(const struct region *r, hwloc_bitmap_t nodes);
@@ -158,6 +165,27 @@ void neighbour_start(const struct bench *b, struct neighbour *nb, hwloc_const_bi
 uint64_t neighbour_bytes(struct neighbour *nb);
 void neighbour_stop(struct neighbour *nb);
 
+/* ---- what runs beside a measurement (common.c) ---- */
+
+/* The neighbour of a measurement and its own resctrl monitoring group, sampled when the timed
+ * runs begin (0) and end (1). */
+struct beside {
+	struct neighbour nb;
+	bool running;            /* the neighbour copies */
+	struct bench_mon *mon;   /* NULL: no group of its own, no counters */
+	struct mon_sample at[2];
+	uint64_t nb_bytes[2];    /* the neighbour's bytes then */
+};
+/* Start the neighbour on NEIGHBOUR (NULL: none) and give the calling thread a monitoring group,
+ * before the measurement's threads start. */
+void beside_start(const struct bench *b, struct beside *x, hwloc_const_bitmap_t neighbour,
+		  int mem_node);
+void beside_sample(struct beside *x, int i);
+void beside_stop(const struct bench *b, struct beside *x);
+/* The neighbour's rate and the counters into the record's columns (-1: not in the record). */
+void beside_fields(struct rm_out *out, const struct beside *x, int rate_col, int occupancy_col,
+		   int total_col, int local_col);
+
 /* ---- statistics (stats.c) ---- */
 
 /* Figures over runs: BEST is the highest value for rates and the lowest for times. */
@@ -172,11 +200,29 @@ double stat_median(double *v, size_t n);
 double stat_quantile(const double *sorted, size_t n, double q);
 int cmp_double(const void *a, const void *b);
 
+/* The columns of the figures in a measurement record, from its best on. */
+enum { FIG_BEST, FIG_MEDIAN, FIG_MIN, FIG_MAX, FIG_UNIT, FIG_RUNS, FIG_SPREAD };
+/* S (NULL: none, a skipped measurement), UNIT and RUNS into the columns from COL (best) on. */
+void out_figures(struct rm_out *out, int col, const struct summary *s, int decimals,
+		 const char *unit, int runs);
+
+/* ---- commands (common.c) ---- */
+
+/* Parse a measuring command's arguments; true when --list-columns printed COLS instead. */
+struct argp;
+bool bench_parse(const struct argp *argp, int argc, char **argv, struct rm_common *c,
+		 void *input, const struct rm_column *cols, size_t ncols);
+/* A listing other than the command's main one: every column, -o not applied. */
+struct rm_out *bench_listing(const struct rm_outopts *opts, const char *name,
+			     const struct rm_column *cols, size_t ncols);
+
 /* ---- parsing (parse.c) ---- */
 
 /* A positive integer in [MIN, MAX] for OPT; argp_error otherwise. */
 struct argp_state;
 long parse_long(struct argp_state *state, const char *opt, const char *arg, long min, long max);
+/* --runs: 1 to 1000. */
+int parse_runs(struct argp_state *state, const char *arg);
 /* A duration with a unit: "10s", "200ms", "1ms", "50us", "1m", "1h"; in nanoseconds. */
 int parse_duration(const char *arg, uint64_t *ns);
 /* A size for OPT ("64M", "1GiB"); argp_error when invalid or zero. */

@@ -233,7 +233,7 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 		a->quick = true;
 		break;
 	case OPT_RUNS:
-		a->runs = (int)parse_long(state, "--runs", arg, 1, 1000);
+		a->runs = parse_runs(state, arg);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
@@ -242,15 +242,6 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
-}
-
-static struct rm_out *listing(const struct rm_common *c, const char *name,
-			      const struct rm_column *cols, size_t ncols)
-{
-	struct rm_outopts o = c->out;
-
-	o.columns = NULL; /* -o applies to the machine record */
-	return rm_out_new(&o, name, cols, ncols, NULL, false);
 }
 
 int cmd_run(int argc, char **argv, struct rm_common *c)
@@ -269,11 +260,8 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 	unsigned node;
 	int cpu;
 
-	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_INPUT);
-	if (c->out.list_columns) {
-		rm_out_list_columns(&c->out, machine_cols, machine_ncols, NULL);
+	if (bench_parse(&argp, argc, argv, c, &a, machine_cols, machine_ncols))
 		return RM_EXIT_SUCCESS;
-	}
 	bench_open(&b, c);
 	out = rm_out_new(&c->out, "machine", machine_cols, machine_ncols, NULL, true);
 	machine_record(&b, out);
@@ -286,7 +274,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 					.runs = a.runs ? a.runs : a.quick ? 3 : MEM_RUNS };
 
 		p.cpus = hwloc_bitmap_alloc();
-		out = listing(c, "mem", mem_cols, mem_ncols);
+		out = bench_listing(&c->out, "mem", mem_cols, mem_ncols);
 		hwloc_bitmap_foreach_begin(node, b.nodes) {
 			bench_node_cpus(&b, (int)node, p.cpus);
 			hwloc_bitmap_and(p.cpus, p.cpus, b.deflt);
@@ -306,16 +294,11 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 		struct lat_params p = { .cpu = cpu, .mem_node = -1, .pages = pages, .npages = 1,
 					.runs = a.runs ? a.runs : a.quick ? 3 : LAT_RUNS };
 
-		for (size_t i = 0; i < (a.quick ? 1u : 2u); i++) {
-			char *path = xasprintf("sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB",
-					       huge[i] / 1024);
-
-			if (rm_sysfs_exists(NULL, path))
+		for (size_t i = 0; i < (a.quick ? 1u : 2u); i++)
+			if (bench_has_page(&b, huge[i]))
 				pages[p.npages++] = huge[i];
-			free(path);
-		}
 		p.nsizes = lat_default_sizes(&b, cpu, &p.sizes);
-		out = listing(c, "lat", lat_cols, lat_ncols);
+		out = bench_listing(&c->out, "lat", lat_cols, lat_ncols);
 		lat_measure(&b, &p, out);
 		rm_out_close(out);
 		free(p.sizes);
@@ -328,7 +311,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 					.runs = a.runs ? a.runs : a.quick ? 3 : C2C_RUNS };
 
 		p.cpus = hwloc_bitmap_dup(b.deflt);
-		out = listing(c, "c2c", c2c_cols, c2c_ncols);
+		out = bench_listing(&c->out, "c2c", c2c_cols, c2c_ncols);
 		c2c_measure(&b, &p, out);
 		rm_out_close(out);
 		hwloc_bitmap_free(p.cpus);
@@ -346,7 +329,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 
 		p.cpus = hwloc_bitmap_alloc();
 		hwloc_bitmap_set(p.cpus, (unsigned)hwloc_bitmap_last(b.deflt));
-		out = listing(c, "jitter", jitter_cols, jitter_ncols);
+		out = bench_listing(&c->out, "jitter", jitter_cols, jitter_ncols);
 		h = jitter_measure(&b, &p, out);
 		rm_out_close(out);
 		jitter_histogram(h, &c->out, false);
