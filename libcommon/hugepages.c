@@ -78,6 +78,27 @@ static uint64_t meminfo_value(const char *root, const char *path, const char *ke
 	return v;
 }
 
+/* The largest block of the page allocator: the base page (of this machine) shifted by the highest
+ * order, one less than the counts of a zone in proc/buddyinfo ("Node 0, zone DMA 0 1 ..."). */
+static uint64_t max_block(const char *sysroot)
+{
+	char *text = rm_sysfs_read(sysroot, "proc/buddyinfo"), *tok, *save, *nl;
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned orders = 11, n = 0, words = 0;
+
+	if (text) {
+		if ((nl = strchr(text, '\n')))
+			*nl = '\0';
+		for (tok = strtok_r(text, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+			if (++words > 4 && tok[strspn(tok, "0123456789")] == '\0')
+				n++;
+		if (n >= 1 && n <= 40)
+			orders = n;
+		free(text);
+	}
+	return (uint64_t)(page > 0 ? page : 4096) << (orders - 1);
+}
+
 int rm_hugepages_open(struct rm_hugepages *hp, const char *sysroot, char **errmsg)
 {
 	char *path = rm_sysfs_path(sysroot, GLOBAL_DIR);
@@ -113,6 +134,7 @@ int rm_hugepages_open(struct rm_hugepages *hp, const char *sysroot, char **errms
 	qsort(hp->sizes, hp->nsizes, sizeof(uint64_t), cmp_u64);
 	hp->sysroot = sysroot && *sysroot ? xstrdup(sysroot) : NULL;
 	hp->default_size = meminfo_value(sysroot, "proc/meminfo", "Hugepagesize");
+	hp->max_block = max_block(sysroot);
 
 	path = rm_sysfs_path(sysroot, NODE_DIR);
 	d = opendir(path);
@@ -639,6 +661,64 @@ int rm_hugepages_set(const struct rm_hugepages *hp, struct rm_hp_target *t, size
 		*errmsg = m;
 		return -1;
 	}
+	return rc;
+}
+
+/* ---- overcommit ---- */
+
+bool rm_hugepages_gigantic(const struct rm_hugepages *hp, size_t size)
+{
+	return hp->sizes[size] > hp->max_block;
+}
+
+int rm_hugepages_read_overcommit(const struct rm_hugepages *hp, size_t size, uint64_t *v,
+				 char **errmsg)
+{
+	char *dir = pool_dir(hp, size, SIZE_MAX);
+	int rc = read_count(hp, dir, "nr_overcommit_hugepages", v, false, errmsg);
+
+	free(dir);
+	return rc;
+}
+
+int rm_hugepages_set_overcommit(const struct rm_hugepages *hp, size_t size, uint64_t count,
+				uint64_t *got, char **errmsg)
+{
+	char *rel = rm_hugepages_node_file(hp, size, SIZE_MAX, "nr_overcommit_hugepages");
+	char *full = rm_sysfs_path(hp->sysroot, rel), val[24], old[24];
+	uint64_t before;
+	int e, rc = -1;
+
+	free(rel);
+	if (rm_hugepages_read_overcommit(hp, size, &before, errmsg) < 0)
+		goto out;
+	snprintf(val, sizeof(val), "%" PRIu64, count);
+	if ((e = rm_kernfs_write(full, val, RM_KERNFS_TRUNC))) {
+		*errmsg = xasprintf("cannot write '%s' to %s: %s", val, full, strerror(e));
+		rc = e == EINVAL ? -2 : -1;
+		goto out;
+	}
+	if (rm_hugepages_read_overcommit(hp, size, got, errmsg) < 0)
+		goto out;
+	if (*got != count) {
+		char *ps = rm_size_format(hp->sizes[size]);
+
+		*errmsg = xasprintf("the overcommit of %s pages reads back %" PRIu64 " after writing "
+				    "%" PRIu64 ": '%s'", ps, *got, count, full);
+		free(ps);
+		snprintf(old, sizeof(old), "%" PRIu64, before);
+		if ((e = rm_kernfs_write(full, old, RM_KERNFS_TRUNC))) {
+			char *m = xasprintf("%s; writing back %s failed: %s", *errmsg, old,
+					    strerror(e));
+
+			free(*errmsg);
+			*errmsg = m;
+		}
+		goto out;
+	}
+	rc = 0;
+out:
+	free(full);
 	return rc;
 }
 

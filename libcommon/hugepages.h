@@ -27,6 +27,7 @@ struct rm_hugepages {
 	bool numa;              /* per-node directories exist */
 	size_t nnodes;
 	struct rm_hp_node *nodes; /* ascending ids */
+	uint64_t max_block;     /* bytes: the largest block of the page allocator */
 };
 
 /* Read the sizes and nodes. -1 with *ERRMSG when the kernel offers no huge pages there. */
@@ -70,7 +71,8 @@ int rm_hugepages_read_node(const struct rm_hugepages *hp, size_t size, size_t no
 int rm_hugepages_read_pool(const struct rm_hugepages *hp, size_t size, struct rm_hp_counts *c,
 			   char **errmsg);
 
-/* The file of a node's pool: "nr_hugepages", relative to the sysroot. Allocated. */
+/* The file of a node's pool (NODE SIZE_MAX: the global pool): "nr_hugepages", relative to the
+ * sysroot. Allocated. */
 char *rm_hugepages_node_file(const struct rm_hugepages *hp, size_t size, size_t node,
 			     const char *file);
 
@@ -136,6 +138,27 @@ int rm_hugepages_set(const struct rm_hugepages *hp, struct rm_hp_target *t, size
 /* Put every written target back to ->before. 0, or -1 with *ERRMSG naming what stayed. */
 int rm_hugepages_restore(const struct rm_hugepages *hp, struct rm_hp_target *t, size_t n,
 			 char **errmsg);
+
+/* ---- overcommit ---- */
+
+/*
+ * Whether pages of SIZE are gigantic: larger than the page allocator's largest block
+ * (PAGE_SIZE << MAX_PAGE_ORDER, the orders read from proc/buddyinfo, else the kernel's default
+ * of 10). The kernel allocates such pages only when they are reserved, never on demand, and
+ * refuses an overcommit of them (EINVAL).
+ */
+bool rm_hugepages_gigantic(const struct rm_hugepages *hp, size_t size);
+
+/* The overcommit of SIZE: the surplus pages the kernel may add on demand (global
+ * nr_overcommit_hugepages; the kernel keeps none per node). -1 with *ERRMSG. */
+int rm_hugepages_read_overcommit(const struct rm_hugepages *hp, size_t size, uint64_t *v,
+				 char **errmsg);
+
+/* Write COUNT to the overcommit of SIZE and read it back into *GOT. 0; -1 with *ERRMSG (the
+ * write failed, or read back another value: then the value before is written back); -2 with
+ * *ERRMSG when the kernel refuses the size (EINVAL). */
+int rm_hugepages_set_overcommit(const struct rm_hugepages *hp, size_t size, uint64_t count,
+				uint64_t *got, char **errmsg);
 
 /* ---- hugetlbfs mounts ---- */
 

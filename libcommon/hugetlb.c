@@ -26,7 +26,7 @@
 
 /* How cgroupfs files are opened: a link as the last component is not followed, and writes
  * truncate first. */
-#define FILES (RM_KERNFS_NOFOLLOW | RM_KERNFS_TRUNC)
+#define FILES RM_HUGETLB_FILES
 
 /* Whether the blank-separated list in DIR/FILE holds WORD or "+WORD". */
 static bool list_has(const char *dir, const char *file, const char *word)
@@ -216,33 +216,45 @@ static int put_limit(struct rm_kernfs_log *lg, const struct rm_hugetlb *h, const
 	return rc;
 }
 
-int rm_hugetlb_set(const struct rm_hugetlb *h, const char *owner, uint64_t page_size,
-		   bool limited, uint64_t bytes, char **errmsg)
+int rm_hugetlb_check(const struct rm_hugetlb *h, const char *owner, char **errmsg)
 {
-	char *dir = rm_hugetlb_path(h, owner), *f = NULL, *path = NULL;
-	struct rm_kernfs_log lg = { .flags = FILES };
-	int rc = -1;
+	char *dir;
+	bool missing;
 
 	if (!rm_name_valid(owner)) {
 		*errmsg = xasprintf("invalid owner name: '%s'", owner);
-		free(dir);
 		return -2;
 	}
-	if (h->cpuset && !rm_kernfs_is_dir(dir, FILES)) {
+	dir = rm_hugetlb_path(h, owner);
+	missing = h->cpuset && !rm_kernfs_is_dir(dir, FILES);
+	free(dir);
+	if (missing) {
 		*errmsg = xasprintf("no rm-cpuset owner of that name: '%s' (cpuset and hugetlb "
 				    "share the unified hierarchy here, so an owner's hugetlb limit "
 				    "lives in its rm-cpuset cgroup: allocate its CPUs first with "
 				    "rm-cpuset alloc --owner %s)", owner, owner);
-		free(dir);
 		return -2;
 	}
-	if (h->version == RM_CGROUP_V2 && enable_hugetlb(&lg, h->mount, errmsg) < 0)
+	return 0;
+}
+
+int rm_hugetlb_set_logged(const struct rm_hugetlb *h, const char *owner, uint64_t page_size,
+			  bool limited, uint64_t bytes, struct rm_kernfs_log *lg, char **errmsg)
+{
+	char *dir, *f = NULL, *path = NULL;
+	int rc;
+
+	if ((rc = rm_hugetlb_check(h, owner, errmsg)) < 0)
+		return rc;
+	rc = -1;
+	dir = rm_hugetlb_path(h, owner);
+	if (h->version == RM_CGROUP_V2 && enable_hugetlb(lg, h->mount, errmsg) < 0)
 		goto out;
-	if (!rm_kernfs_is_dir(h->parent, FILES) && rm_kernfs_mkdir(&lg, h->parent, errmsg) < 0)
+	if (!rm_kernfs_is_dir(h->parent, FILES) && rm_kernfs_mkdir(lg, h->parent, errmsg) < 0)
 		goto out;
-	if (h->version == RM_CGROUP_V2 && enable_hugetlb(&lg, h->parent, errmsg) < 0)
+	if (h->version == RM_CGROUP_V2 && enable_hugetlb(lg, h->parent, errmsg) < 0)
 		goto out;
-	if (!rm_kernfs_is_dir(dir, FILES) && rm_kernfs_mkdir(&lg, dir, errmsg) < 0)
+	if (!rm_kernfs_is_dir(dir, FILES) && rm_kernfs_mkdir(lg, dir, errmsg) < 0)
 		goto out;
 	f = limit_file(h, page_size, false, false);
 	path = xasprintf("%s/%s", dir, f);
@@ -253,22 +265,31 @@ int rm_hugetlb_set(const struct rm_hugetlb *h, const char *owner, uint64_t page_
 		free(tok);
 		goto out;
 	}
-	if (put_limit(&lg, h, dir, f, limited, bytes, errmsg) < 0)
+	if (put_limit(lg, h, dir, f, limited, bytes, errmsg) < 0)
 		goto out;
 	free(f);
 	free(path);
 	f = limit_file(h, page_size, true, false);
 	path = xasprintf("%s/%s", dir, f);
-	if (rm_kernfs_exists(path, FILES) && put_limit(&lg, h, dir, f, limited, bytes, errmsg) < 0)
+	if (rm_kernfs_exists(path, FILES) && put_limit(lg, h, dir, f, limited, bytes, errmsg) < 0)
 		goto out;
 	rc = 0;
 out:
-	if (rc < 0)
-		rm_kernfs_undo(&lg, errmsg);
-	rm_kernfs_log_free(&lg);
 	free(f);
 	free(path);
 	free(dir);
+	return rc;
+}
+
+int rm_hugetlb_set(const struct rm_hugetlb *h, const char *owner, uint64_t page_size,
+		   bool limited, uint64_t bytes, char **errmsg)
+{
+	struct rm_kernfs_log lg = { .flags = FILES };
+	int rc = rm_hugetlb_set_logged(h, owner, page_size, limited, bytes, &lg, errmsg);
+
+	if (rc == -1)
+		rm_kernfs_undo(&lg, errmsg);
+	rm_kernfs_log_free(&lg);
 	return rc;
 }
 

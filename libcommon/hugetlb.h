@@ -8,6 +8,11 @@
 #include <sys/types.h>
 
 #include "cgroup.h"
+#include "kernfs.h"
+
+/* How hugetlb cgroup files are written and undone: the flags of an undo log for
+ * rm_hugetlb_set_logged. */
+#define RM_HUGETLB_FILES (RM_KERNFS_NOFOLLOW | RM_KERNFS_TRUNC)
 
 /*
  * The hierarchy that holds the hugetlb controller, found under $RM_CGROUP_ROOT, else
@@ -55,6 +60,16 @@ int rm_hugetlb_read(const struct rm_hugetlb *h, const char *owner, uint64_t page
  */
 int rm_hugetlb_set(const struct rm_hugetlb *h, const char *owner, uint64_t page_size,
 		   bool limited, uint64_t bytes, char **errmsg);
+
+/* Whether OWNER may get a limit: a valid name and, where the hierarchy also holds cpuset, an
+ * rm-cpuset cgroup already. 0, or -2 with *ERRMSG (bad input). Reads only. */
+int rm_hugetlb_check(const struct rm_hugetlb *h, const char *owner, char **errmsg);
+
+/* rm_hugetlb_set, its changes logged in LOG (started as { .flags = RM_HUGETLB_FILES }) and left
+ * there on a failure too: the caller undoes them with rm_kernfs_undo, with those of other calls
+ * made before, so that several limits are set all or nothing. */
+int rm_hugetlb_set_logged(const struct rm_hugetlb *h, const char *owner, uint64_t page_size,
+			  bool limited, uint64_t bytes, struct rm_kernfs_log *log, char **errmsg);
 
 /*
  * Remove the owner's limits: its cgroup (its processes moved to the hierarchy's root first) and

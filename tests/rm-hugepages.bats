@@ -153,9 +153,11 @@ refused() {
 	assert_equal "$(count "$ROOT" 2048 0)" 8
 }
 
-@test "reserve: more than the node's memory exits 3 before any write" {
+@test "reserve: more than the node's memory exits 3 before any write, --dry-run too" {
 	refused 3 "not enough memory on node 0: its huge pages would hold 8GiB, the node has 4GiB (asked: 8 pages of 1GiB); nothing changed" \
 		rm-hugepages reserve 1G 8
+	refused 3 "not enough memory on node 0: its huge pages would hold 8GiB" \
+		rm-hugepages reserve 1G 8 --dry-run
 	run -0 rm-hugepages reserve 1G 2
 	# the other size's pages count too
 	refused 3 "not enough memory on node 0: its huge pages would hold 4100MiB" \

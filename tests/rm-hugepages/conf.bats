@@ -108,6 +108,9 @@ bad_conf() {
 	run -3 --separate-stderr rm-hugepages --sysroot "$ROOT" apply "$CONF"
 	assert_equal "$stderr" "rm-hugepages: $CONF: not enough memory on node 0: its huge pages would hold 6GiB, the node has 4GiB (asked: 1024 pages of 2MiB); nothing changed"
 	assert_equal "$(tree_sum "$ROOT")" "$before"
+	run -3 --separate-stderr rm-hugepages --sysroot "$ROOT" apply --dry-run "$CONF"
+	assert_output ""
+	assert_equal "$stderr" "rm-hugepages: $CONF: not enough memory on node 0: its huge pages would hold 6GiB, the node has 4GiB (asked: 1024 pages of 2MiB); nothing changed"
 }
 
 @test "fake: all or nothing: the last pool falls short, every pool of every size goes back" {

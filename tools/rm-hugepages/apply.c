@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rm-hugepages apply: make the pools and mounts match hugepages.conf(5), all or nothing. */
+/* rm-hugepages apply: make the pools, overcommit, mounts and limits match hugepages.conf(5), all or
+ * nothing. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,9 +12,13 @@
 #include <unistd.h>
 
 #include "exitcodes.h"
+#include "hugetlb.h"
+#include "kernfs.h"
 #include "record.h"
 #include "rm-hugepages.h"
 #include "size.h"
+#include "state.h"
+#include "sysfs.h"
 #include "xalloc.h"
 
 enum { OPT_DRY_RUN = 0x200, OPT_NO_COMPACT };
@@ -93,6 +98,23 @@ struct mount_line {
 	bool mounted, made;
 };
 
+/* overcommit SIZE COUNT|AMOUNT */
+struct overcommit_line {
+	unsigned line, col;
+	size_t size;
+	uint64_t want, before;
+	bool written; /* changed by this run */
+};
+
+/* limit OWNER SIZE COUNT|AMOUNT|max */
+struct limit_line {
+	unsigned line, col;
+	char *owner;
+	size_t size;
+	bool limited;
+	uint64_t bytes;
+};
+
 struct plan {
 	const char *file;
 	struct rm_hugepages *hp;
@@ -101,6 +123,13 @@ struct plan {
 	size_t nt;
 	struct mount_line *m;
 	size_t nm;
+	struct overcommit_line *oc;
+	size_t noc;
+	struct limit_line *lm;
+	size_t nlm;
+	struct rm_hugetlb h;     /* opened when there are limits */
+	bool have_h;
+	struct rm_kernfs_log log; /* the cgroup changes of the limits, for undoing them */
 	char *err;       /* "FILE:LINE:COL: message" */
 };
 
@@ -328,6 +357,121 @@ static void mount_line(struct plan *p, unsigned line, struct tok *toks, int n)
 	p->nm++;
 }
 
+/* Refuse the words after the last one a line takes: -1 with P->err. */
+static int no_more(struct plan *p, unsigned line, struct tok *toks, int n, int max)
+{
+	char *x;
+
+	if (n <= max)
+		return 0;
+	x = show(toks[max].text);
+	plan_fail(p, line, toks[max].col, xasprintf("unexpected word: '%s'", x));
+	free(x);
+	return -1;
+}
+
+/* overcommit SIZE COUNT|AMOUNT: the words of "rm-hugepages overcommit". */
+static void overcommit_line(struct plan *p, unsigned line, struct tok *toks, int n)
+{
+	struct rm_hugepages *hp = p->hp;
+	struct overcommit_line o = { .line = line, .col = toks[0].col };
+	char *msg = NULL;
+	bool relative;
+
+	if (n < 2)
+		return plan_fail(p, line, toks[0].col,
+				 xstrdup("missing the page size: 'overcommit'"));
+	if (n < 3)
+		return plan_fail(p, line, toks[0].col,
+				 xasprintf("missing the count or amount after the size: '%s'",
+					   toks[1].text));
+	if (no_more(p, line, toks, n, 3) < 0)
+		return;
+	if (rm_hugepages_parse_size(hp, toks[1].text, &o.size, &msg) < 0)
+		return plan_fail(p, line, toks[1].col, msg);
+	if (rm_hugepages_gigantic(hp, o.size))
+		return plan_fail(p, line, toks[1].col, hp_gigantic_msg(hp, o.size, toks[1].text));
+	if (rm_hugepages_parse_count(toks[2].text, hp->sizes[o.size], &o.want, &relative, &msg) < 0)
+		return plan_fail(p, line, toks[2].col, msg);
+	if (relative)
+		return plan_fail(p, line, toks[2].col,
+				 xasprintf("a configuration sets counts, it does not add: '%s'",
+					   toks[2].text));
+	for (size_t k = 0; k < p->noc; k++)
+		if (p->oc[k].size == o.size) {
+			char *ps = rm_size_format(hp->sizes[o.size]);
+
+			plan_fail(p, line, toks[1].col,
+				  xasprintf("the overcommit of %s pages is set on line %u already", ps,
+					    p->oc[k].line));
+			free(ps);
+			return;
+		}
+	p->oc = xrealloc(p->oc, (p->noc + 1) * sizeof(*p->oc));
+	p->oc[p->noc++] = o;
+}
+
+/* limit OWNER SIZE COUNT|AMOUNT|max: the words of "rm-hugepages limit". */
+static void limit_line(struct plan *p, unsigned line, struct tok *toks, int n)
+{
+	struct rm_hugepages *hp = p->hp;
+	struct limit_line l = { .line = line, .col = n > 1 ? toks[1].col : toks[0].col,
+				.limited = true };
+	const char *amount;
+	uint64_t pages = 0;
+	char *msg = NULL, *x;
+	bool relative = false;
+
+	if (n < 2)
+		return plan_fail(p, line, toks[0].col, xstrdup("missing the owner: 'limit'"));
+	if (n < 3)
+		return plan_fail(p, line, toks[0].col,
+				 xasprintf("missing the page size after the owner: '%s'",
+					   toks[1].text));
+	if (n < 4)
+		return plan_fail(p, line, toks[0].col,
+				 xasprintf("missing COUNT, AMOUNT or max after the size: '%s'",
+					   toks[2].text));
+	if (no_more(p, line, toks, n, 4) < 0)
+		return;
+	if (!rm_name_valid(toks[1].text) || !strcmp(toks[1].text, "shared")) {
+		x = show(toks[1].text);
+		plan_fail(p, line, toks[1].col,
+			  xasprintf("invalid owner name: '%s'%s", x, rm_name_valid(toks[1].text)
+				    ? " names rm-cpuset's shared pool" : ""));
+		free(x);
+		return;
+	}
+	if (rm_hugepages_parse_size(hp, toks[2].text, &l.size, &msg) < 0)
+		return plan_fail(p, line, toks[2].col, msg);
+	amount = toks[3].text;
+	if (!strcmp(amount, "max"))
+		l.limited = false;
+	else if (rm_hugepages_parse_count(amount, hp->sizes[l.size], &pages, &relative, &msg) < 0)
+		return plan_fail(p, line, toks[3].col, msg);
+	if (relative) {
+		x = show(amount);
+		plan_fail(p, line, toks[3].col,
+			  xasprintf("invalid limit (a count, an amount or max): '%s'", x));
+		free(x);
+		return;
+	}
+	l.bytes = pages * hp->sizes[l.size];
+	for (size_t k = 0; k < p->nlm; k++)
+		if (p->lm[k].size == l.size && !strcmp(p->lm[k].owner, toks[1].text)) {
+			char *ps = rm_size_format(hp->sizes[l.size]);
+
+			plan_fail(p, line, toks[1].col,
+				  xasprintf("the %s limit of owner %s is set on line %u already", ps,
+					    toks[1].text, p->lm[k].line));
+			free(ps);
+			return;
+		}
+	l.owner = xstrdup(toks[1].text);
+	p->lm = xrealloc(p->lm, (p->nlm + 1) * sizeof(*p->lm));
+	p->lm[p->nlm++] = l;
+}
+
 /* Read and check the whole file; -1 with P->err (or errno for a read error). */
 static int read_plan(struct plan *p, FILE *f)
 {
@@ -355,6 +499,10 @@ static int read_plan(struct plan *p, FILE *f)
 			continue;
 		if (!strcmp(toks[0].text, "mount"))
 			mount_line(p, line, toks, n);
+		else if (!strcmp(toks[0].text, "overcommit"))
+			overcommit_line(p, line, toks, n);
+		else if (!strcmp(toks[0].text, "limit"))
+			limit_line(p, line, toks, n);
 		else
 			page_line(p, line, toks, n);
 	}
@@ -369,23 +517,97 @@ static void plan_free(struct plan *p)
 	for (size_t k = 0; k < p->nm; k++)
 		free(p->m[k].r.dir);
 	free(p->m);
+	for (size_t k = 0; k < p->nlm; k++)
+		free(p->lm[k].owner);
+	free(p->lm);
+	free(p->oc);
+	rm_kernfs_log_free(&p->log);
+	if (p->have_h)
+		rm_hugetlb_close(&p->h);
 	free(p->t);
 	free(p->tline);
 	free(p->err);
 }
 
-/* Undo the mounts made by this run (newest first). */
-static void undo_mounts(struct plan *p)
+/* Add "; WHAT" to *ERRMSG. */
+static void add_msg(char **errmsg, char *what)
 {
+	char *m = xasprintf("%s; %s", *errmsg, what);
+
+	free(*errmsg);
+	free(what);
+	*errmsg = m;
+}
+
+/* Undo the mounts made by this run (newest first). -1 when one stays, said in *ERRMSG. */
+static int undo_mounts(struct plan *p, char **errmsg)
+{
+	int rc = 0;
+
 	for (size_t k = p->nm; k-- > 0;) {
 		struct mount_line *m = &p->m[k];
 
-		if (m->mounted && umount2(m->r.dir, 0) < 0)
-			hp_msg("cannot unmount %s while undoing: %s", m->r.dir, strerror(errno));
-		else if (m->made)
+		if (m->mounted && umount2(m->r.dir, 0) < 0) {
+			add_msg(errmsg, xasprintf("cannot unmount %s while undoing: %s", m->r.dir,
+						  strerror(errno)));
+			rc = -1;
+		} else if (m->made) {
 			rmdir(m->r.dir);
+		}
 		m->mounted = m->made = false;
 	}
+	return rc;
+}
+
+/*
+ * Undo everything this run changed, newest first: the limits (and the cgroups they made), the
+ * mounts, the overcommit values, the pools. Goes on after a failure; 0, or -1 with what stayed
+ * added to *ERRMSG.
+ */
+static int undo_all(struct plan *p, char **errmsg)
+{
+	size_t len = strlen(*errmsg);
+	char *umsg = NULL;
+	int rc = 0;
+
+	rm_kernfs_undo(&p->log, errmsg);
+	if (strlen(*errmsg) != len)
+		rc = -1;
+	if (undo_mounts(p, errmsg) < 0)
+		rc = -1;
+	for (size_t k = p->noc; k-- > 0;) {
+		struct overcommit_line *o = &p->oc[k];
+		uint64_t got;
+
+		if (!o->written)
+			continue;
+		if (rm_hugepages_set_overcommit(p->hp, o->size, o->before, &got, &umsg) < 0) {
+			add_msg(errmsg, xasprintf("undoing the overcommit failed: %s", umsg));
+			free(umsg);
+			umsg = NULL;
+			rc = -1;
+			continue;
+		}
+		o->written = false;
+	}
+	if (rm_hugepages_restore(p->hp, p->t, p->nt, &umsg) < 0) {
+		add_msg(errmsg, xasprintf("undoing the pools failed: %s", umsg));
+		free(umsg);
+		rc = -1;
+	}
+	return rc;
+}
+
+/* A step of line LINE failed with MSG: undo everything and say so, on one line. 0 when all was
+ * undone, else -1. */
+static int fail_undo(struct plan *p, unsigned line, char **msg)
+{
+	if (undo_all(p, msg) < 0) {
+		hp_msg("%s:%u: %s", p->file, line, *msg);
+		return -1;
+	}
+	hp_msg("%s:%u: %s; everything done is undone", p->file, line, *msg);
+	return 0;
 }
 
 static void print_result(const struct rm_common *c, struct plan *p, bool planned)
@@ -411,6 +633,24 @@ static void print_result(const struct rm_common *c, struct plan *p, bool planned
 	}
 	rm_out_close(out);
 	other.columns = NULL;
+	if (p->noc) {
+		out = rm_out_new(&other, "pools", pool_cols, pool_ncols, NULL, false);
+		for (size_t k = 0; k < p->noc; k++) {
+			struct rm_hp_counts g;
+
+			if (rm_hugepages_read_pool(p->hp, p->oc[k].size, &g, &msg) < 0) {
+				free(msg);
+				msg = NULL;
+				continue;
+			}
+			if (planned || !g.have_overcommit) {
+				g.have_overcommit = true;
+				g.overcommit = p->oc[k].want;
+			}
+			hp_print_pool(out, p->hp, p->oc[k].size, &g);
+		}
+		rm_out_close(out);
+	}
 	out = rm_out_new(&other, "mounts", mount_cols, mount_ncols, mount_defaults, false);
 	if (p->nm && (n = rm_hugepages_mounts(NULL, p->hp->default_size, &mounts, &msg)) < 0) {
 		free(msg);
@@ -438,6 +678,27 @@ static void print_result(const struct rm_common *c, struct plan *p, bool planned
 		free(real);
 	}
 	rm_out_close(out);
+	if (p->nlm) {
+		out = rm_out_new(&other, "limits", limit_cols, limit_ncols, NULL, false);
+		for (size_t k = 0; k < p->nlm; k++) {
+			const struct limit_line *l = &p->lm[k];
+			char *dir = rm_hugetlb_path(&p->h, l->owner);
+			struct rm_hugetlb_limit planned_l = {
+				.limited = l->limited, .limit = l->bytes, .have_rsvd = true,
+				.rsvd_limited = l->limited, .rsvd_limit = l->bytes,
+			};
+
+			if (planned || hp_print_owner(out, &other, &p->h, p->hp, l->owner, l->size,
+						      &msg) < 0) {
+				free(msg);
+				msg = NULL;
+				hp_print_limit(out, &other, l->owner, p->hp->sizes[l->size], &planned_l,
+					       dir);
+			}
+			free(dir);
+		}
+		rm_out_close(out);
+	}
 	rm_out_flush();
 	rm_hugepages_mounts_free(mounts, (size_t)n);
 }
@@ -446,12 +707,13 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
 		apply_options, apply_parse, "[FILE]",
-		"Make the huge page pools and hugetlbfs mounts match FILE (default "
-		"$RM_CONFIG_DIR/hugepages.conf, /etc/rmtools/hugepages.conf; - reads standard "
-		"input; the format is in rm-hugepages.conf(5)), all or nothing: the whole file is "
-		"checked first, then the pools are set with read-back and the mounts made; on a "
-		"failure everything done is undone. Pools and mounts the file does not name are left "
-		"as they are.",
+		"Make the huge page pools, overcommit values, hugetlbfs mounts and hugetlb cgroup "
+		"limits match FILE (default $RM_CONFIG_DIR/hugepages.conf, "
+		"/etc/rmtools/hugepages.conf; - reads standard input; the format is in "
+		"rm-hugepages.conf(5)), all or nothing: the whole file is checked first, then the "
+		"pools are set with read-back, the overcommit values written and read back, the "
+		"mounts made and the limits set; on a failure everything done is undone. What the "
+		"file does not name is left as it is.",
 		NULL, NULL, NULL
 	};
 	struct apply_args a = { .c = c };
@@ -491,7 +753,25 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 	}
 	if (p.err)
 		goto usage;
-	if (!a.dry_run && !root)
+	/* limits need the hugetlb controller, and an rm-cpuset owner where it shares cpuset's
+	 * hierarchy */
+	if (p.nlm) {
+		if (rm_hugetlb_open(&p.h, &msg) < 0) {
+			hp_msg("%s:%u:%u: %s", p.file, p.lm[0].line, p.lm[0].col, msg);
+			status = RM_EXIT_FAILURE;
+			goto out;
+		}
+		p.have_h = true;
+		p.log = (struct rm_kernfs_log){ .flags = RM_HUGETLB_FILES };
+		for (size_t k = 0; k < p.nlm; k++)
+			if (rm_hugetlb_check(&p.h, p.lm[k].owner, &msg) < 0) {
+				plan_fail(&p, p.lm[k].line, p.lm[k].col, msg);
+				msg = NULL;
+				goto usage;
+			}
+	}
+	/* changes of this machine are serialised (limits too: the cgroups are this machine's) */
+	if (!a.dry_run && (!root || p.nlm))
 		lock = hp_lock();
 	/* the mounts as they are now: there already, or a different mount in the way */
 	for (size_t k = 0; k < p.nm; k++) {
@@ -508,6 +788,17 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
+	for (size_t k = 0; k < p.noc; k++)
+		if (rm_hugepages_read_overcommit(&hp, p.oc[k].size, &p.oc[k].before, &msg) < 0) {
+			hp_msg("%s:%u: %s", p.file, p.oc[k].line, msg);
+			status = RM_EXIT_FAILURE;
+			goto out;
+		}
+	if (rm_hugepages_check_memory(&hp, p.t, p.nt, &msg)) {
+		hp_msg("%s: %s; nothing changed", p.file, msg);
+		status = RM_EXIT_NORESOURCE;
+		goto out;
+	}
 	if (a.dry_run) {
 		print_result(c, &p, true);
 		goto out;
@@ -520,15 +811,34 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
+	for (size_t k = 0; k < p.noc; k++) {
+		char *rel, *full;
+
+		if (p.oc[k].want == p.oc[k].before)
+			continue;
+		rel = rm_hugepages_node_file(&hp, p.oc[k].size, SIZE_MAX, "nr_overcommit_hugepages");
+		full = rm_sysfs_path(hp.sysroot, rel);
+		free(rel);
+		if (access(full, W_OK) < 0) {
+			if (hp_permission_error(errno))
+				hp_msg("applying needs root");
+			else
+				hp_msg("cannot write %s: %s", full, strerror(errno));
+			free(full);
+			status = RM_EXIT_FAILURE;
+			goto out;
+		}
+		free(full);
+	}
 	for (size_t k = 0; k < p.nm; k++)
 		if (!p.m[k].already && geteuid() != 0) {
 			hp_msg("applying needs root");
 			status = RM_EXIT_FAILURE;
 			goto out;
 		}
-	if (rm_hugepages_check_memory(&hp, p.t, p.nt, &msg)) {
-		hp_msg("%s: %s; nothing changed", p.file, msg);
-		status = RM_EXIT_NORESOURCE;
+	if (p.nlm && geteuid() != 0 && access(p.h.mount, W_OK) < 0 && hp_permission_error(errno)) {
+		hp_msg("applying needs root");
+		status = RM_EXIT_FAILURE;
 		goto out;
 	}
 	struct rm_hp_set_opts opts = { .retries = RM_HP_RETRIES, .compact = !a.no_compact };
@@ -542,25 +852,47 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
+	for (size_t k = 0; k < p.noc; k++) {
+		uint64_t got;
+
+		if (p.oc[k].want == p.oc[k].before)
+			continue;
+		rc = rm_hugepages_set_overcommit(&hp, p.oc[k].size, p.oc[k].want, &got, &msg);
+		if (rc < 0) {
+			if (rc == -2) {
+				/* the kernel's word on a size found not gigantic */
+				char *ks = rm_hugepages_kernel_size(hp.sizes[p.oc[k].size]);
+
+				free(msg);
+				msg = hp_gigantic_msg(&hp, p.oc[k].size, ks);
+				free(ks);
+			}
+			/* refused input with nothing left changed is a usage error */
+			status = fail_undo(&p, p.oc[k].line, &msg) == 0 && rc == -2 ? RM_EXIT_USAGE
+										: RM_EXIT_FAILURE;
+			goto out;
+		}
+		p.oc[k].written = true;
+	}
 	for (size_t k = 0; k < p.nm; k++) {
 		if (p.m[k].already)
 			continue;
 		if (hp_mount(&p.m[k].r, &p.m[k].made, &msg) < 0) {
-			char *umsg = NULL;
-
-			undo_mounts(&p);
-			if (rm_hugepages_restore(&hp, p.t, p.nt, &umsg) < 0) {
-				hp_msg("%s:%u: %s; undoing the pools failed: %s", p.file, p.m[k].line,
-				       msg, umsg);
-				free(umsg);
-			} else {
-				hp_msg("%s:%u: %s; everything done is undone", p.file, p.m[k].line,
-				       msg);
-			}
+			fail_undo(&p, p.m[k].line, &msg);
 			status = RM_EXIT_FAILURE;
 			goto out;
 		}
 		p.m[k].mounted = true;
+	}
+	for (size_t k = 0; k < p.nlm; k++) {
+		const struct limit_line *l = &p.lm[k];
+
+		if (rm_hugetlb_set_logged(&p.h, l->owner, hp.sizes[l->size], l->limited, l->bytes,
+					  &p.log, &msg) < 0) {
+			fail_undo(&p, l->line, &msg);
+			status = RM_EXIT_FAILURE;
+			goto out;
+		}
 	}
 	print_result(c, &p, false);
 	goto out;

@@ -14,6 +14,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "record.h"
 #include "rm-hugepages.h"
 #include "size.h"
 #include "xalloc.h"
@@ -204,6 +205,57 @@ void hp_print_size(struct rm_out *out, const struct rm_hugepages *hp, size_t siz
 										     : c->total)));
 	rm_out_int(out, SZ_USED, (long long)(c->total - (c->free < c->total ? c->free : c->total)));
 	rm_out_end(out);
+}
+
+const struct rm_column pool_cols[] = {
+	[PL_POOL] = { "pool", RM_COL_SIZE, "the page size" },
+	[PL_TOTAL] = { "total", RM_COL_INT, "pages of this size on every node" },
+	[PL_FREE] = { "free", RM_COL_INT, "pages not in use" },
+	[PL_RESERVED] = { "reserved", RM_COL_INT, "pages promised to mappings, not yet used" },
+	[PL_SURPLUS] = { "surplus", RM_COL_INT, "pages above the persistent count" },
+	[PL_OVERCOMMIT] = { "overcommit", RM_COL_INT,
+			    "surplus pages the kernel may add on demand (nr_overcommit_hugepages)" },
+	[PL_DEFAULT] = { "default", RM_COL_BOOL, "the default page size (Hugepagesize)" },
+	[PL_MEMORY] = { "memory", RM_COL_SIZE, "the memory the pages hold" },
+	[PL_NODES] = { "nodes", RM_COL_SET, "the NUMA nodes that offer this size" },
+};
+const size_t pool_ncols = ARRAY_SIZE(pool_cols);
+
+void hp_print_pool(struct rm_out *out, const struct rm_hugepages *hp, size_t size,
+		   const struct rm_hp_counts *g)
+{
+	hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+
+	for (size_t n = 0; n < hp->nnodes; n++)
+		if (hp->nodes[n].offers[size])
+			hwloc_bitmap_set(nodes, hp->nodes[n].id);
+	rm_out_begin(out);
+	rm_out_size(out, PL_POOL, hp->sizes[size]);
+	rm_out_int(out, PL_TOTAL, (long long)g->total);
+	rm_out_int(out, PL_FREE, (long long)g->free);
+	if (g->have_reserved)
+		rm_out_int(out, PL_RESERVED, (long long)g->reserved);
+	rm_out_int(out, PL_SURPLUS, (long long)g->surplus);
+	if (g->have_overcommit)
+		rm_out_int(out, PL_OVERCOMMIT, (long long)g->overcommit);
+	if (hp->default_size)
+		rm_out_bool(out, PL_DEFAULT, hp->sizes[size] == hp->default_size);
+	rm_out_size(out, PL_MEMORY, g->total * hp->sizes[size]);
+	rm_out_set(out, PL_NODES, nodes);
+	rm_out_end(out);
+	hwloc_bitmap_free(nodes);
+}
+
+char *hp_gigantic_msg(const struct rm_hugepages *hp, size_t size, const char *arg)
+{
+	char *ps = rm_size_format(hp->sizes[size]);
+	char *shown = rm_record_show(arg, strlen(arg));
+	char *m = xasprintf("the kernel refuses overcommit for gigantic pages such as %s (they are "
+			    "never allocated on demand; reserve them): '%s'", ps, shown);
+
+	free(shown);
+	free(ps);
+	return m;
 }
 
 const struct rm_column mount_cols[] = {

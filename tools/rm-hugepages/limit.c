@@ -15,7 +15,7 @@
 #include "xalloc.h"
 
 enum { LM_OWNER, LM_SIZE, LM_LIMIT, LM_RSVD_LIMIT, LM_USAGE, LM_RSVD_USAGE, LM_CGROUP };
-static const struct rm_column limit_cols[] = {
+const struct rm_column limit_cols[] = {
 	[LM_OWNER] = { "owner", RM_COL_STRING, "the owner's name" },
 	[LM_SIZE] = { "size", RM_COL_SIZE, "the page size" },
 	[LM_LIMIT] = { "limit", RM_COL_STRING,
@@ -26,6 +26,7 @@ static const struct rm_column limit_cols[] = {
 	[LM_RSVD_USAGE] = { "rsvd_usage", RM_COL_SIZE, "the memory it has reserved" },
 	[LM_CGROUP] = { "cgroup", RM_COL_STRING, "its cgroup directory" },
 };
+const size_t limit_ncols = ARRAY_SIZE(limit_cols);
 
 enum { OPT_REMOVE = 0x200, OPT_DRY_RUN };
 
@@ -77,8 +78,8 @@ static error_t limit_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static void limit_record(struct rm_out *out, const struct rm_outopts *o, const char *owner,
-			 uint64_t size, const struct rm_hugetlb_limit *l, const char *cgroup)
+void hp_print_limit(struct rm_out *out, const struct rm_outopts *o, const char *owner,
+		    uint64_t size, const struct rm_hugetlb_limit *l, const char *cgroup)
 {
 	char *v;
 
@@ -99,10 +100,8 @@ static void limit_record(struct rm_out *out, const struct rm_outopts *o, const c
 	rm_out_end(out);
 }
 
-/* The records of OWNER: every size, or ONLY (SIZE_MAX: all). -1 with *ERRMSG. */
-static int print_owner(struct rm_out *out, const struct rm_outopts *o, const struct rm_hugetlb *h,
-		       const struct rm_hugepages *hp, const char *owner, size_t only,
-		       char **errmsg)
+int hp_print_owner(struct rm_out *out, const struct rm_outopts *o, const struct rm_hugetlb *h,
+		   const struct rm_hugepages *hp, const char *owner, size_t only, char **errmsg)
 {
 	char *dir = rm_hugetlb_path(h, owner);
 	int rc = 0;
@@ -114,7 +113,7 @@ static int print_owner(struct rm_out *out, const struct rm_outopts *o, const str
 			continue;
 		rc = rm_hugetlb_read(h, owner, hp->sizes[s], &l, errmsg);
 		if (rc > 0)
-			limit_record(out, o, owner, hp->sizes[s], &l, dir);
+			hp_print_limit(out, o, owner, hp->sizes[s], &l, dir);
 	}
 	free(dir);
 	return rc < 0 ? -1 : 0;
@@ -143,7 +142,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	if (c->out.list_columns) {
-		rm_out_list_columns(&c->out, limit_cols, ARRAY_SIZE(limit_cols), NULL);
+		rm_out_list_columns(&c->out, limit_cols, limit_ncols, NULL);
 		return RM_EXIT_SUCCESS;
 	}
 	hp_open(&hp, hp_sysroot(c));
@@ -173,14 +172,14 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 		return RM_EXIT_FAILURE;
 	}
 #define OUT() (out ? out : (out = rm_out_new(&c->out, "limits", limit_cols, \
-						    ARRAY_SIZE(limit_cols), NULL, true)))
+						    limit_ncols, NULL, true)))
 	if (!a.owner) {
 		if ((n = rm_hugetlb_owners(&h, &names, &msg)) < 0) {
 			n = 0;
 			goto fail;
 		}
 		for (int i = 0; i < n; i++)
-			if (print_owner(OUT(), &c->out, &h, &hp, names[i], SIZE_MAX, &msg) < 0)
+			if (hp_print_owner(OUT(), &c->out, &h, &hp, names[i], SIZE_MAX, &msg) < 0)
 				goto fail;
 		goto done;
 	}
@@ -193,7 +192,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 			goto usage;
 		}
 		free(dir);
-		if (print_owner(OUT(), &c->out, &h, &hp, a.owner, SIZE_MAX, &msg) < 0)
+		if (hp_print_owner(OUT(), &c->out, &h, &hp, a.owner, SIZE_MAX, &msg) < 0)
 			goto fail;
 		goto done;
 	}
@@ -205,7 +204,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 			};
 			char *dir = rm_hugetlb_path(&h, a.owner);
 
-			limit_record(OUT(), &c->out, a.owner, hp.sizes[size], &l, dir);
+			hp_print_limit(OUT(), &c->out, a.owner, hp.sizes[size], &l, dir);
 			free(dir);
 		}
 		goto done;
@@ -226,7 +225,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 		goto usage;
 	if (rc < 0)
 		goto fail;
-	if (print_owner(OUT(), &c->out, &h, &hp, a.owner, size, &msg) < 0)
+	if (hp_print_owner(OUT(), &c->out, &h, &hp, a.owner, size, &msg) < 0)
 		goto fail;
 	goto done;
 usage:

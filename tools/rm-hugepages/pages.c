@@ -194,6 +194,11 @@ static int pages_run(struct pages_args *a, struct rm_common *c)
 	t = xcalloc((size_t)n, sizeof(*t));
 	if ((status = targets(&hp, a, size, which, (size_t)n, t)))
 		goto out;
+	if (rm_hugepages_check_memory(&hp, t, (size_t)n, &msg)) {
+		hp_msg("%s; nothing changed", msg);
+		status = RM_EXIT_NORESOURCE;
+		goto out;
+	}
 	if (a->dry_run) {
 		print_targets(c, &hp, t, (size_t)n, true);
 		goto out;
@@ -204,11 +209,6 @@ static int pages_run(struct pages_args *a, struct rm_common *c)
 		else
 			hp_msg("cannot write %s: %s", path, strerror(errno));
 		status = RM_EXIT_FAILURE;
-		goto out;
-	}
-	if (rm_hugepages_check_memory(&hp, t, (size_t)n, &msg)) {
-		hp_msg("%s; nothing changed", msg);
-		status = RM_EXIT_NORESOURCE;
 		goto out;
 	}
 	struct rm_hp_set_opts opts = {

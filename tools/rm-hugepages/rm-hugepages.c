@@ -16,6 +16,7 @@ static const struct rm_command commands[] = {
 	{ "mount", cmd_mount, "mount a hugetlbfs for one page size" },
 	{ "umount", cmd_umount, "unmount a hugetlbfs" },
 	{ "limit", cmd_limit, "an owner's hugetlb cgroup limit" },
+	{ "overcommit", cmd_overcommit, "the surplus pages of a size the kernel may add on demand" },
 	{ "plan", cmd_plan, "the kernel command line that reserves pages at boot" },
 	{ "apply", cmd_apply, "make the machine match a configuration file" },
 	{ "export", cmd_export, "what the kubelet needs to know" },

@@ -24,6 +24,7 @@ int cmd_release(int argc, char **argv, struct rm_common *c);
 int cmd_mount(int argc, char **argv, struct rm_common *c);
 int cmd_umount(int argc, char **argv, struct rm_common *c);
 int cmd_limit(int argc, char **argv, struct rm_common *c);
+int cmd_overcommit(int argc, char **argv, struct rm_common *c);
 int cmd_plan(int argc, char **argv, struct rm_common *c);
 int cmd_apply(int argc, char **argv, struct rm_common *c);
 int cmd_export(int argc, char **argv, struct rm_common *c);
@@ -68,6 +69,28 @@ extern const char size_defaults[];
 /* One record; C NULL for a planned count WANT (dry run: the rest unknown). */
 void hp_print_size(struct rm_out *out, const struct rm_hugepages *hp, size_t size, size_t node,
 		   const struct rm_hp_counts *c, uint64_t want);
+
+/* pool records: one per page size, the global counts */
+enum { PL_POOL, PL_TOTAL, PL_FREE, PL_RESERVED, PL_SURPLUS, PL_OVERCOMMIT, PL_DEFAULT, PL_MEMORY,
+       PL_NODES };
+extern const struct rm_column pool_cols[];
+extern const size_t pool_ncols;
+void hp_print_pool(struct rm_out *out, const struct rm_hugepages *hp, size_t size,
+		   const struct rm_hp_counts *g);
+
+/* The one line that refuses an overcommit of gigantic pages of SIZE, given as ARG; allocated. */
+char *hp_gigantic_msg(const struct rm_hugepages *hp, size_t size, const char *arg);
+
+/* owner records: an owner's hugetlb limits per page size */
+struct rm_hugetlb;
+struct rm_hugetlb_limit;
+extern const struct rm_column limit_cols[];
+extern const size_t limit_ncols;
+void hp_print_limit(struct rm_out *out, const struct rm_outopts *o, const char *owner,
+		    uint64_t size, const struct rm_hugetlb_limit *l, const char *cgroup);
+/* The records of OWNER: every size, or ONLY (SIZE_MAX: all). -1 with *ERRMSG. */
+int hp_print_owner(struct rm_out *out, const struct rm_outopts *o, const struct rm_hugetlb *h,
+		   const struct rm_hugepages *hp, const char *owner, size_t only, char **errmsg);
 
 /* mount records */
 enum { MT_MOUNT, MT_SIZE, MT_UID, MT_GID, MT_MODE, MT_MAX_SIZE, MT_OPTIONS };

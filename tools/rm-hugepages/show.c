@@ -11,21 +11,6 @@
 #include "sysfs.h"
 #include "xalloc.h"
 
-enum { PL_POOL, PL_TOTAL, PL_FREE, PL_RESERVED, PL_SURPLUS, PL_OVERCOMMIT, PL_DEFAULT, PL_MEMORY,
-       PL_NODES };
-static const struct rm_column pool_cols[] = {
-	[PL_POOL] = { "pool", RM_COL_SIZE, "the page size" },
-	[PL_TOTAL] = { "total", RM_COL_INT, "pages of this size on every node" },
-	[PL_FREE] = { "free", RM_COL_INT, "pages not in use" },
-	[PL_RESERVED] = { "reserved", RM_COL_INT, "pages promised to mappings, not yet used" },
-	[PL_SURPLUS] = { "surplus", RM_COL_INT, "pages above the persistent count" },
-	[PL_OVERCOMMIT] = { "overcommit", RM_COL_INT,
-			    "surplus pages the kernel may add on demand (nr_overcommit_hugepages)" },
-	[PL_DEFAULT] = { "default", RM_COL_BOOL, "the default page size (Hugepagesize)" },
-	[PL_MEMORY] = { "memory", RM_COL_SIZE, "the memory the pages hold" },
-	[PL_NODES] = { "nodes", RM_COL_SET, "the NUMA nodes that offer this size" },
-};
-
 enum { TH_THP, TH_DEFRAG, TH_SHMEM };
 static const struct rm_column thp_cols[] = {
 	[TH_THP] = { "thp", RM_COL_STRING, "transparent huge pages: always, madvise or never" },
@@ -107,34 +92,15 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 
 	other = c->out;
 	other.columns = NULL;
-	out = rm_out_new(&other, "pools", pool_cols, ARRAY_SIZE(pool_cols), NULL, false);
+	out = rm_out_new(&other, "pools", pool_cols, pool_ncols, NULL, false);
 	for (size_t s = 0; s < hp.nsizes && status == 0; s++) {
 		struct rm_hp_counts g;
-		hwloc_bitmap_t nodes;
 
 		if (rm_hugepages_read_pool(&hp, s, &g, &msg) < 0) {
 			status = RM_EXIT_FAILURE;
 			break;
 		}
-		nodes = hwloc_bitmap_alloc();
-		for (size_t n = 0; n < hp.nnodes; n++)
-			if (hp.nodes[n].offers[s])
-				hwloc_bitmap_set(nodes, hp.nodes[n].id);
-		rm_out_begin(out);
-		rm_out_size(out, PL_POOL, hp.sizes[s]);
-		rm_out_int(out, PL_TOTAL, (long long)g.total);
-		rm_out_int(out, PL_FREE, (long long)g.free);
-		if (g.have_reserved)
-			rm_out_int(out, PL_RESERVED, (long long)g.reserved);
-		rm_out_int(out, PL_SURPLUS, (long long)g.surplus);
-		if (g.have_overcommit)
-			rm_out_int(out, PL_OVERCOMMIT, (long long)g.overcommit);
-		if (hp.default_size)
-			rm_out_bool(out, PL_DEFAULT, hp.sizes[s] == hp.default_size);
-		rm_out_size(out, PL_MEMORY, g.total * hp.sizes[s]);
-		rm_out_set(out, PL_NODES, nodes);
-		rm_out_end(out);
-		hwloc_bitmap_free(nodes);
+		hp_print_pool(out, &hp, s, &g);
 	}
 	rm_out_close(out);
 
