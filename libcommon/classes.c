@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +114,7 @@ char *rm_class_source(const struct rm_class *c)
 /* ---- parsing a class file ---- */
 
 /* A key = value entry being read: its value may go on over continuation lines. */
-struct entry {
+struct keyval {
 	int key;             /* index into keys[], -1: none pending */
 	unsigned line, column; /* of the value's first byte */
 	char *value;         /* selector: lines joined by '\n' as written; others: by one space */
@@ -130,15 +131,23 @@ struct file_err {
 	char *msg; /* "FILE:LINE:COLUMN: what" */
 };
 
+/* Where a class of the class files is defined: the nodes of fileparse.names. */
+struct defined_at {
+	const char *name, *file;
+	unsigned line;
+};
+
 struct fileparse {
 	struct rm_classes *cl;
 	struct file_err *errs;
 	const char *path;
 	struct rm_class *v;  /* this file's classes */
 	size_t n;
+	void *names;         /* tsearch tree of struct defined_at: the classes of the files so far,
+				so that a file of many classes is not read in quadratic time */
 	unsigned seen[K_NKEYS]; /* line of each key in the current class, 0: not yet */
 	unsigned nerrors;
-	struct entry e;
+	struct keyval e;
 	long cur;            /* the class being read (index into v), -1: none */
 	bool skip;           /* continuation lines of a refused line are skipped */
 	bool bad_section;    /* the lines of a refused [class] line are skipped */
@@ -189,7 +198,7 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-static void append(struct entry *e, const char *s, size_t n)
+static void append(struct keyval *e, const char *s, size_t n)
 {
 	e->value = xrealloc(e->value, e->len + n + 1);
 	memcpy(e->value + e->len, s, n);
@@ -216,10 +225,19 @@ static void warn_unknown(const char *field, unsigned line, unsigned column, bool
 		       w->f->path, l, c, field));
 }
 
+/* The pending entry's value V is not what its key takes: "expected WHAT, found 'V'". */
+static void bad_value(struct fileparse *f, const char *what, const char *v)
+{
+	char *s = rm_record_show(v, strlen(v)); /* control bytes as \xHH: the message is one line */
+
+	file_error(f, f->e.line, f->e.column, "expected %s, found '%s'", what, s);
+	free(s);
+}
+
 /* The value of the pending entry into the current class. */
 static void finish_entry(struct fileparse *f)
 {
-	struct entry *e = &f->e;
+	struct keyval *e = &f->e;
 	struct rm_class *c = f->cur >= 0 ? &f->v[f->cur] : NULL;
 	const char *v = e->value ? e->value : "";
 	struct rm_selector_error serr;
@@ -249,16 +267,13 @@ static void finish_entry(struct fileparse *f)
 		errno = 0;
 		n = strtol(v, &end, 10);
 		if (*v < '0' || *v > '9' || *end || errno || n < 1 || n > 1000000)
-			file_error(f, e->line, e->column,
-				   "expected a count from 1 to 1000000, found '%s'", v);
+			bad_value(f, "a count from 1 to 1000000", v);
 		else
 			c->count = (unsigned)n;
 		break;
 	case K_POLICY:
 		if ((n = rm_tm_policy_parse(v)) < 0)
-			file_error(f, e->line, e->column,
-				   "expected a policy (none, best-effort, restricted, "
-				   "single-numa-node), found '%s'", v);
+			bad_value(f, "a policy (none, best-effort, restricted, single-numa-node)", v);
 		else
 			c->policy = (int)n;
 		break;
@@ -266,7 +281,7 @@ static void finish_entry(struct fileparse *f)
 		if (!strcmp(v, "yes") || !strcmp(v, "no"))
 			c->exclusive = !strcmp(v, "yes");
 		else
-			file_error(f, e->line, e->column, "expected yes or no, found '%s'", v);
+			bad_value(f, "yes or no", v);
 		break;
 	}
 out:
@@ -289,16 +304,33 @@ static void finish_class(struct fileparse *f)
 	f->cur = -1;
 }
 
-/* Where the class NAME is defined already, in this file or in a file read before; NULL. */
+static int defined_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct defined_at *)a)->name, ((const struct defined_at *)b)->name);
+}
+
+/* Note that the class NAME is defined at FILE:LINE (strings that outlive the parse). */
+static void define(struct fileparse *f, const char *name, const char *file, unsigned line)
+{
+	struct defined_at *d = xmalloc(sizeof(*d));
+	void *node;
+
+	*d = (struct defined_at){ name, file, line };
+	if (!(node = tsearch(d, &f->names, defined_cmp)))
+		err(RM_EXIT_FAILURE, "cannot allocate memory");
+	if (*(struct defined_at **)node != d)
+		free(d); /* the first place counts */
+}
+
+/* "FILE:LINE" where the class NAME is defined already, in this file or in a file read before;
+ * NULL. */
 static char *defined(const struct fileparse *f, const char *name)
 {
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->v[i].name, name))
-			return xasprintf("%s:%u", f->path, f->v[i].line);
-	for (size_t i = 0; i < f->cl->n; i++)
-		if (f->cl->v[i].file && !strcmp(f->cl->v[i].name, name))
-			return rm_class_source(&f->cl->v[i]);
-	return NULL;
+	struct defined_at key = { .name = name };
+	void *node = tfind(&key, &f->names, defined_cmp);
+	const struct defined_at *d = node ? *(const struct defined_at **)node : NULL;
+
+	return d ? xasprintf("%s:%u", d->file, d->line) : NULL;
 }
 
 /* "[class NAME]" at LINE (the whole line, trailing blanks allowed). */
@@ -369,6 +401,7 @@ static void section(struct fileparse *f, const char *line, unsigned lineno)
 	c->exclusive = true;
 	c->file = xstrdup(f->path);
 	c->line = lineno;
+	define(f, c->name, c->file, lineno);
 	f->cur = (long)f->n - 1;
 	memset(f->seen, 0, sizeof(f->seen));
 }
@@ -434,7 +467,7 @@ out:
 /* A line that starts with a blank: more of the pending value. */
 static void continuation(struct fileparse *f, const char *line, unsigned lineno)
 {
-	struct entry *e = &f->e;
+	struct keyval *e = &f->e;
 	const char *p = line, *end = line + strlen(line);
 
 	if (f->skip)
@@ -469,6 +502,9 @@ static void parse_text(struct fileparse *f, char *text, size_t len)
 
 	f->e.key = -1;
 	f->cur = -1;
+	for (size_t i = 0; i < f->cl->n; i++)
+		if (f->cl->v[i].file)
+			define(f, f->cl->v[i].name, f->cl->v[i].file, f->cl->v[i].line);
 	while (line < text + len) {
 		const char *p;
 
@@ -508,6 +544,8 @@ static void parse_text(struct fileparse *f, char *text, size_t len)
 		line = nl + 1;
 	}
 	finish_class(f);
+	tdestroy(f->names, free);
+	f->names = NULL;
 }
 
 /* Keep the classes of a file without errors: each replaces a built-in of its name. */
@@ -539,7 +577,7 @@ static int adopt(struct fileparse *f)
 	return n;
 }
 
-static int parse_file_text(struct rm_classes *cl, const char *path, char *text, size_t len)
+int rm_classes_add_text(struct rm_classes *cl, const char *path, char *text, size_t len)
 {
 	struct fileparse f = { .cl = cl, .path = path };
 	char *nul = memchr(text, '\0', len);
@@ -566,7 +604,7 @@ void rm_classes_add_builtins(struct rm_classes *cl)
 	char *text = xstrdup(builtins);
 	size_t first = cl->n;
 
-	parse_file_text(cl, "builtin", text, strlen(text));
+	rm_classes_add_text(cl, "builtin", text, strlen(text));
 	free(text);
 	for (size_t i = first; i < cl->n; i++) {
 		free(cl->v[i].file);
@@ -609,7 +647,8 @@ int rm_classes_add_file(struct rm_classes *cl, const char *path)
 		     xasprintf("class file larger than %d bytes: '%s'", MAX_FILE, path));
 		rc = -1;
 	} else {
-		rc = parse_file_text(cl, path, text, len);
+		text[len] = '\0'; /* the last line may have no newline to end it */
+		rc = rm_classes_add_text(cl, path, text, len);
 	}
 	free(text);
 	close(fd);

@@ -56,6 +56,13 @@ void rm_classes_add_builtins(struct rm_classes *cl);
 int rm_classes_add_file(struct rm_classes *cl, const char *path);
 
 /*
+ * Add the classes of TEXT, LEN bytes read from the file PATH and a NUL after them (the file may
+ * hold NUL bytes too, an error); rm_classes_add_file reads the file and calls this. TEXT is
+ * changed. Returns the number of classes it defines, with errors as rm_classes_add_file.
+ */
+int rm_classes_add_text(struct rm_classes *cl, const char *path, char *text, size_t len);
+
+/*
  * Add the *.conf files of DIR in name order (hidden files left out); a missing DIR has none.
  * Returns the number of files, or -1 when DIR cannot be read (as rm_classes_add_file). FN, when
  * not NULL, is called after each file with the number of classes it defined (-1: unreadable).

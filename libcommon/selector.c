@@ -86,6 +86,16 @@ static char *dupn(const char *s, size_t n)
 	return d;
 }
 
+/* FMT with AP, allocated. */
+static char *vxasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		err(RM_EXIT_FAILURE, "cannot allocate memory");
+	return s;
+}
+
 struct buf {
 	char *s;
 	size_t len, cap;
@@ -114,8 +124,7 @@ static void buf_printf(struct buf *b, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+	s = vxasprintf(fmt, ap);
 	va_end(ap);
 	buf_puts(b, s);
 	free(s);
@@ -281,8 +290,7 @@ static int fail_at(struct parser *ps, unsigned line, unsigned column, const char
 	ps->err->line = line;
 	ps->err->column = column;
 	va_start(ap, fmt);
-	if (vasprintf(&ps->err->what, fmt, ap) < 0)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+	ps->err->what = vxasprintf(fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -321,8 +329,7 @@ static int fail_found(struct parser *ps, const char *fmt, ...)
 	char *what, *f = found(ps);
 
 	va_start(ap, fmt);
-	if (vasprintf(&what, fmt, ap) < 0)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+	what = vxasprintf(fmt, ap);
 	va_end(ap);
 	fail_at(ps, ps->tok.line, ps->tok.column, "%s, found %s", what, f);
 	free(what);
@@ -348,6 +355,26 @@ static bool is_hexdigit(char c)
 static int hexval(char c)
 {
 	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+/* A decimal integer, the whole of S. */
+static bool parse_int(const char *s, long long *out)
+{
+	bool neg = *s == '-';
+	unsigned long long v = 0;
+
+	s += neg;
+	if (!is_digit(*s))
+		return false;
+	for (; *s; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (!is_digit(*s) || v > ((unsigned long long)INT64_MAX + neg - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = neg ? (long long)(0 - v) : (long long)v;
+	return true;
 }
 
 /* The string literal at ps->p (its opening quote) into T. */
@@ -510,19 +537,8 @@ static int lex_number(struct parser *ps, struct token *t)
 		return 0;
 	}
 	t->lit.kind = LIT_INT;
-	{
-		unsigned long long v = 0;
-
-		for (const char *q = text + neg; *q; q++) {
-			unsigned d = (unsigned)(*q - '0');
-
-			if (v > ((unsigned long long)INT64_MAX + neg - d) / 10)
-				return fail_at(ps, t->line, t->column, "integer out of range: '%s'",
-					       text);
-			v = v * 10 + d;
-		}
-		t->lit.i = neg ? (long long)(0 - v) : (long long)v;
-	}
+	if (!parse_int(text, &t->lit.i)) /* digits only here: too large */
+		return fail_at(ps, t->line, t->column, "integer out of range: '%s'", text);
 	return 0;
 }
 
@@ -917,19 +933,21 @@ fail:
 	return parse_comparison(ps);
 }
 
-/* unary { and unary } */
-static struct node *parse_and(struct parser *ps)
+/* operand { WORD operand }: one node of KIND (N_AND for "and", N_OR for "or") over the
+ * operands, or the operand alone */
+static struct node *parse_chain(struct parser *ps, enum node_kind kind, const char *word,
+				struct node *(*operand)(struct parser *ps))
 {
 	struct node *first, *n, *kid;
 
-	if (!(first = parse_unary(ps)))
+	if (!(first = operand(ps)))
 		return NULL;
-	if (!is_word(ps, "and"))
+	if (!is_word(ps, word))
 		return first;
-	n = new_node(N_AND);
+	n = new_node(kind);
 	add_flat(n, first);
-	while (is_word(ps, "and")) {
-		if (next(ps) || !(kid = parse_unary(ps))) {
+	while (is_word(ps, word)) {
+		if (next(ps) || !(kid = operand(ps))) {
 			node_free(n);
 			return NULL;
 		}
@@ -938,25 +956,16 @@ static struct node *parse_and(struct parser *ps)
 	return n;
 }
 
+/* unary { and unary } */
+static struct node *parse_and(struct parser *ps)
+{
+	return parse_chain(ps, N_AND, "and", parse_unary);
+}
+
 /* and { or and } */
 static struct node *parse_or(struct parser *ps)
 {
-	struct node *first, *n, *kid;
-
-	if (!(first = parse_and(ps)))
-		return NULL;
-	if (!is_word(ps, "or"))
-		return first;
-	n = new_node(N_OR);
-	add_flat(n, first);
-	while (is_word(ps, "or")) {
-		if (next(ps) || !(kid = parse_and(ps))) {
-			node_free(n);
-			return NULL;
-		}
-		add_flat(n, kid);
-	}
-	return n;
+	return parse_chain(ps, N_OR, "or", parse_and);
 }
 
 int rm_selector_parse(const char *text, struct rm_selector **sel, struct rm_selector_error *err)
@@ -1001,26 +1010,6 @@ static const char *value_of(const struct rm_record *rec, const char *field)
 static int cmp_u64(uint64_t a, uint64_t b)
 {
 	return (a > b) - (a < b);
-}
-
-/* A decimal integer, the whole of S. */
-static bool parse_int(const char *s, long long *out)
-{
-	bool neg = *s == '-';
-	unsigned long long v = 0;
-
-	s += neg;
-	if (!is_digit(*s))
-		return false;
-	for (; *s; s++) {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (!is_digit(*s) || v > ((unsigned long long)INT64_MAX + neg - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*out = neg ? (long long)(0 - v) : (long long)v;
-	return true;
 }
 
 /* Hex digits, with or without 0x, the whole of S. */
@@ -1466,10 +1455,31 @@ void rm_selector_each_field(const struct rm_selector *sel,
 	free(s.names);
 }
 
-/* ---- CEL ---- */
+/* ---- other forms: CEL and SR-IOV device plugin selectors ---- */
 
-/* A CEL string literal of S (UTF-8): non-ASCII as \u/\U escapes, so the text is ASCII. */
-static int cel_string(struct buf *b, const char *s)
+static const char cel_form[] = "CEL form";
+static const char sriov_form[] = "SR-IOV device plugin selector";
+
+/* The clause N has no FORM: *ERRMSG is "'N' has no FORM: why". Returns -1. */
+__attribute__((format(printf, 4, 5)))
+static int no_form(char **errmsg, const struct node *n, const char *form, const char *fmt, ...)
+{
+	va_list ap;
+	char *why, *text = node_text(n);
+
+	va_start(ap, fmt);
+	why = vxasprintf(fmt, ap);
+	va_end(ap);
+	*errmsg = xasprintf("'%s' has no %s: %s", text, form, why);
+	free(why);
+	free(text);
+	return -1;
+}
+
+/* S (UTF-8) as a string literal of CEL (CEL true) or JSON, '"' and '\' escaped; -1 when S is
+ * not UTF-8. CEL's is ASCII: \xHH for control characters, \u and \U escapes beyond ASCII; JSON's
+ * has \u00HH for control characters and the rest as it is. */
+static int quote_utf8(struct buf *b, const char *s, bool cel)
 {
 	buf_add(b, "\"", 1);
 	while (*s) {
@@ -1480,19 +1490,19 @@ static int cel_string(struct buf *b, const char *s)
 			return -1;
 		if (cp == '"' || cp == '\\')
 			buf_printf(b, "\\%c", (char)cp);
-		else if (cp < 0x20 || cp == 0x7f)
-			buf_printf(b, "\\x%02lx", cp);
-		else if (cp < 0x80)
-			buf_add(b, s, 1);
-		else if (cp <= 0xffff)
-			buf_printf(b, "\\u%04lx", cp);
+		else if (cp < 0x20 || (cel && cp == 0x7f))
+			buf_printf(b, cel ? "\\x%02lx" : "\\u%04lx", cp);
+		else if (!cel || cp < 0x80)
+			buf_add(b, s, len);
 		else
-			buf_printf(b, "\\U%08lx", cp);
+			buf_printf(b, cp <= 0xffff ? "\\u%04lx" : "\\U%08lx", cp);
 		s += len;
 	}
 	buf_add(b, "\"", 1);
 	return 0;
 }
+
+/* ---- CEL ---- */
 
 /* A Kubernetes quantity of BYTES: binary suffixes where they state it exactly. */
 static void quantity(struct buf *b, uint64_t bytes)
@@ -1578,28 +1588,13 @@ struct cel {
 	char *errmsg;
 };
 
-__attribute__((format(printf, 3, 4)))
-static int cel_fail(struct cel *x, const struct node *n, const char *fmt, ...)
-{
-	va_list ap;
-	char *why, *text = node_text(n);
-
-	va_start(ap, fmt);
-	if (vasprintf(&why, fmt, ap) < 0)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
-	va_end(ap);
-	x->errmsg = xasprintf("'%s' has no CEL form: %s", text, why);
-	free(why);
-	free(text);
-	return -1;
-}
 
 /* device.attributes["D"].f, or device.capacity["D"].f for sizes */
 static void cel_access(struct cel *x, const struct node *n)
 {
 	buf_puts(&x->b, n->known && n->known->type == RM_FIELD_SIZE ? "device.capacity["
 								   : "device.attributes[");
-	cel_string(&x->b, x->domain);
+	quote_utf8(&x->b, x->domain, true);
 	buf_printf(&x->b, "].%s", n->field);
 }
 
@@ -1609,8 +1604,8 @@ static int cel_value(struct cel *x, const struct node *n, const struct lit *l)
 {
 	switch (l->kind) {
 	case LIT_STRING:
-		if (cel_string(&x->b, l->s))
-			return cel_fail(x, n, "a string that is not UTF-8");
+		if (quote_utf8(&x->b, l->s, true))
+			return no_form(&x->errmsg, n, cel_form, "a string that is not UTF-8");
 		return 0;
 	case LIT_INT:
 		buf_printf(&x->b, "%lld", l->i);
@@ -1621,11 +1616,12 @@ static int cel_value(struct cel *x, const struct node *n, const struct lit *l)
 			return 0;
 		}
 		if (l->u > INT64_MAX)
-			return cel_fail(x, n, "0x%s is out of range for a CEL int", l->s);
+			return no_form(&x->errmsg, n, cel_form,
+				       "0x%s is out of range for a CEL int", l->s);
 		buf_printf(&x->b, "%" PRIu64, l->u);
 		return 0;
 	default:
-		return cel_fail(x, n, "unexpected value");
+		return no_form(&x->errmsg, n, cel_form, "unexpected value");
 	}
 }
 
@@ -1648,7 +1644,8 @@ static int cel_node(struct cel *x, const struct node *n, bool paren)
 	int rc;
 
 	if (n->field && !n->known)
-		return cel_fail(x, n, "'%s' is not a field of device records", n->field);
+		return no_form(&x->errmsg, n, cel_form, "'%s' is not a field of device records",
+			       n->field);
 	switch (n->kind) {
 	case N_AND:
 	case N_OR:
@@ -1678,7 +1675,8 @@ static int cel_node(struct cel *x, const struct node *n, bool paren)
 	/* A comparison: false where the device lacks the field, as rm-class matches. */
 	for (size_t i = 0; i < n->nlits; i++)
 		if (n->lits[i].kind == LIT_VERSION)
-			return cel_fail(x, n, "versions compare only with version attributes");
+			return no_form(&x->errmsg, n, cel_form,
+				       "versions compare only with version attributes");
 	if (paren)
 		buf_add(&x->b, "(", 1);
 	buf_puts(&x->b, "has(");
@@ -1722,10 +1720,10 @@ static int cel_node(struct cel *x, const struct node *n, bool paren)
 		cel_access(x, n);
 		buf_puts(&x->b, ".matches(");
 		re = glob_regex(n->lits[0].s);
-		rc = cel_string(&x->b, re);
+		rc = quote_utf8(&x->b, re, true);
 		free(re);
 		if (rc)
-			return cel_fail(x, n, "a pattern that is not UTF-8");
+			return no_form(&x->errmsg, n, cel_form, "a pattern that is not UTF-8");
 		buf_add(&x->b, ")", 1);
 		break;
 	default:
@@ -1757,43 +1755,6 @@ static const char *const sk_names[] = {
 	"vendors", "devices", "drivers", "pciAddresses", "rootDevices", "linkTypes", "isRdma",
 };
 
-/* A JSON string of S (UTF-8); -1 when S is not UTF-8. */
-static int json_string(struct buf *b, const char *s)
-{
-	buf_add(b, "\"", 1);
-	while (*s) {
-		size_t len;
-		long cp = utf8_decode((const unsigned char *)s, &len);
-
-		if (cp < 0)
-			return -1;
-		if (cp == '"' || cp == '\\')
-			buf_printf(b, "\\%c", (char)cp);
-		else if (cp < 0x20)
-			buf_printf(b, "\\u%04lx", cp);
-		else
-			buf_add(b, s, len);
-		s += len;
-	}
-	buf_add(b, "\"", 1);
-	return 0;
-}
-
-__attribute__((format(printf, 3, 4)))
-static int sriov_fail(char **errmsg, const struct node *n, const char *fmt, ...)
-{
-	va_list ap;
-	char *why, *text = node_text(n);
-
-	va_start(ap, fmt);
-	if (vasprintf(&why, fmt, ap) < 0)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
-	va_end(ap);
-	*errmsg = xasprintf("'%s' has no SR-IOV device plugin selector: %s", text, why);
-	free(why);
-	free(text);
-	return -1;
-}
 
 /* The plugin's value for literal L of the clause N on key KEY, into B; -1 with *ERRMSG. */
 static int sriov_value(struct buf *b, int key, const struct node *n, const struct lit *l,
@@ -1809,7 +1770,7 @@ static int sriov_value(struct buf *b, int key, const struct node *n, const struc
 		return 0;
 	}
 	if (l->kind != LIT_STRING)
-		return sriov_fail(errmsg, n, "it takes strings");
+		return no_form(errmsg, n, sriov_form, "it takes strings");
 	if (key == SK_LINK) {
 		for (size_t i = 0; i < 4; i++)
 			if (!strcmp(l->s, types[i][0]) &&
@@ -1817,13 +1778,13 @@ static int sriov_value(struct buf *b, int key, const struct node *n, const struc
 				buf_printf(b, "\"%s\"", types[i][1]);
 				return 0;
 			}
-		return sriov_fail(errmsg, n, "%s",
-				  strcmp(n->field, "type") ? "its link types are ethernet and infiniband"
-							   : "it selects network devices (type nic or "
-							     "ib)");
+		return no_form(errmsg, n, sriov_form, "%s",
+			       strcmp(n->field, "type")
+				       ? "its link types are ethernet and infiniband"
+				       : "it selects network devices (type nic or ib)");
 	}
-	if (json_string(b, l->s))
-		return sriov_fail(errmsg, n, "a string that is not UTF-8");
+	if (quote_utf8(b, l->s, false))
+		return no_form(errmsg, n, sriov_form, "a string that is not UTF-8");
 	return 0;
 }
 
@@ -1853,25 +1814,27 @@ static int sriov_term(struct buf *out, const struct node *term, int indent, char
 				if (!strcmp(n->field, keys[k].field))
 					key = keys[k].key;
 			if (key < 0 || n->kind == N_HAS) {
-				sriov_fail(errmsg, n, "it selects on vendor, product, driver, "
-					   "device, pf, type, link_layer and has(rdma)");
+				no_form(errmsg, n, sriov_form, "it selects on vendor, product, "
+					"driver, device, pf, type, link_layer and has(rdma)");
 				goto out;
 			}
 			if (n->kind == N_CMP && n->op != OP_EQ) {
-				sriov_fail(errmsg, n, "it selects by equality and 'in' lists");
+				no_form(errmsg, n, sriov_form,
+					"it selects by equality and 'in' lists");
 				goto out;
 			}
 		} else if (n->kind == N_GLOB) {
-			sriov_fail(errmsg, n, "it has no patterns");
+			no_form(errmsg, n, sriov_form, "it has no patterns");
 			goto out;
 		} else {
-			sriov_fail(errmsg, n, "it takes an 'or' of 'and's of equalities");
+			no_form(errmsg, n, sriov_form, "it takes an 'or' of 'and's of equalities");
 			goto out;
 		}
 		if (by[key]) {
 			char *a = node_text(by[key]);
 
-			sriov_fail(errmsg, n, "'%s' selects on %s already", a, sk_names[key]);
+			no_form(errmsg, n, sriov_form, "'%s' selects on %s already", a,
+				sk_names[key]);
 			free(a);
 			goto out;
 		}

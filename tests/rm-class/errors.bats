@@ -223,6 +223,52 @@ EOF
 	{ printf '[class a]\nselector = has(pf)\n'; head -c 1048576 /dev/zero | tr '\0' '#'; } >"$dir/big.conf"
 	run -2 --separate-stderr rm-class check "$dir/big.conf"
 	assert_equal "$stderr" "rm-class: class file larger than 1048576 bytes: '$dir/big.conf'"
+	# control bytes in a value are shown as \xHH: the message stays one line
+	printf '[class a]\nselector = has(pf)\ncount = 2\033[31m\npolicy = none\rx\nexclusive = \001\n' \
+		>"$dir/ctl.conf"
+	run -2 --separate-stderr rm-class check "$dir/ctl.conf"
+	assert_equal "$stderr" "$(sed "s|^|rm-class: $dir/ctl.conf:|" <<-'EOF'
+	3:9: expected a count from 1 to 1000000, found '2\x1b[31m'
+	4:10: expected a policy (none, best-effort, restricted, single-numa-node), found 'none\x0dx'
+	5:13: expected yes or no, found '\x01'
+	EOF
+	)"
+}
+
+@test "errors: a last line without its newline is read to its end, also in a file of 1 MiB" {
+	local head=$'[class a]\nselector = has(pf)\n' last='description = the last line'
+	classes small.conf < <(printf '%s%s' "$head" "$last")
+	run -0 rm-class list -o description a
+	assert_output 'description="the last line"'
+	rm "$RM_CONFIG_DIR/classes.d/small.conf"
+	# the largest file read
+	classes big.conf < <(
+		printf '%s' "$head"
+		head -c $((1048576 - ${#head} - ${#last} - 1)) /dev/zero | tr '\0' '#'
+		printf '\n%s' "$last"
+	)
+	local file=$RM_CONFIG_DIR/classes.d/big.conf
+	[ "$(wc -c <"$file")" -eq 1048576 ]
+	run -0 --separate-stderr rm-class check "$file"
+	assert_output "file=$file classes=1"
+	assert_equal "$stderr" ""
+	run -0 rm-class list -o description a
+	assert_output 'description="the last line"'
+}
+
+@test "errors: among many classes, a name defined twice names its first place, in any file" {
+	local dir=$BATS_TEST_TMPDIR/d
+	mkdir -p "$dir"
+	seq 1 20000 | sed 's/.*/[class c&]\nselector = has(pf)/' >"$dir/a.conf"
+	printf '[class c20000]\nselector = has(pf)\n[class new]\nselector = has(pf)\n[class new]\n' \
+		>"$dir/b.conf"
+	run -0 rm-class check "$dir/a.conf"
+	assert_output "file=$dir/a.conf classes=20000"
+	run -2 --separate-stderr rm-class check "$dir/a.conf" "$dir/b.conf"
+	assert_equal "$output" ""
+	assert_equal "$stderr" "$(printf '%s\n' \
+		"rm-class: $dir/b.conf:1:8: class 'c20000' is defined twice (first at $dir/a.conf:39999)" \
+		"rm-class: $dir/b.conf:5:8: class 'new' is defined twice (first at $dir/b.conf:3)")"
 }
 
 @test "errors: a class file that cannot be read is a failure (exit 1), not bad input" {

@@ -1,50 +1,80 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The selector parser against hostile input: the libFuzzer harness tests/fuzz/fuzz-selector.c
-# (built here with clang when it is installed; Debian package clang), and nesting far deeper
-# than the parser's limit, refused with a message rather than a crash.
+# The selector and class-file parsers against hostile input: the libFuzzer harnesses
+# tests/fuzz/fuzz-selector.c and tests/fuzz/fuzz-classes.c (built here with clang when it is
+# installed; Debian package clang), and nesting far deeper than the selector parser's limit,
+# refused with a message rather than a crash.
 load ../test_helper
 
 FUZZ_DIR="$RM_SRCDIR/tests/fuzz"
+LIB="$RM_SRCDIR/libcommon"
 
-setup_file() {
-	export HARNESS="$BATS_FILE_TMPDIR/fuzz-selector"
-	command -v clang >/dev/null || return 0
-	# libcommon's selector and what it uses, instrumented; the harness checks round trips
+# build NAME SOURCE...: the harness tests/fuzz/NAME.c with libcommon's SOURCEs, instrumented
+build() {
+	local name=$1
+	shift
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-I"$RM_BUILDDIR" -I"$RM_SRCDIR/libcommon" "$FUZZ_DIR/fuzz-selector.c" \
-		"$RM_SRCDIR/libcommon/selector.c" "$RM_SRCDIR/libcommon/record.c" \
-		"$RM_SRCDIR/libcommon/size.c" -o "$HARNESS" 2>"$BATS_FILE_TMPDIR/clang.log" ||
-		rm -f "$HARNESS"
+		-I"$RM_BUILDDIR" -I"$LIB" "$FUZZ_DIR/$name.c" "$@" -o "$BATS_FILE_TMPDIR/$name" \
+		2>>"$BATS_FILE_TMPDIR/clang.log" || rm -f "$BATS_FILE_TMPDIR/$name"
 }
 
+setup_file() {
+	command -v clang >/dev/null || return 0
+	# each parser and what it uses; the harnesses check round trips and messages
+	build fuzz-selector "$LIB/selector.c" "$LIB/record.c" "$LIB/size.c"
+	build fuzz-classes "$LIB/classes.c" "$LIB/selector.c" "$LIB/record.c" "$LIB/size.c" \
+		"$LIB/cpualloc.c" -lhwloc -lm
+}
+
+# require_harness NAME: sets HARNESS, or skips when clang cannot build it
 require_harness() {
 	command -v clang >/dev/null || skip "clang is not installed (Debian package clang)"
+	HARNESS=$BATS_FILE_TMPDIR/$1
 	[ -x "$HARNESS" ] || skip "clang cannot build a libFuzzer harness: $(head -n 1 "$BATS_FILE_TMPDIR/clang.log")"
 }
 
-@test "fuzz: the corpus runs clean under ASan, UBSan and LSan" {
-	require_harness
+# corpus_runs_clean CORPUS: each input of the seed corpus once, under ASan, UBSan and LSan
+corpus_runs_clean() {
 	local n
-	n=$(find "$FUZZ_DIR/corpus" -type f | wc -l)
+	n=$(find "$FUZZ_DIR/$1" -type f | wc -l)
 	[ "$n" -ge 5 ]
-	run -0 "$HARNESS" -runs=0 "$FUZZ_DIR/corpus"
+	run -0 "$HARNESS" -runs=0 "$FUZZ_DIR/$1"
 	assert_output --partial "INITED"
 	refute_output --partial "ERROR: AddressSanitizer"
 	refute_output --partial "ERROR: LeakSanitizer"
 	refute_output --partial "runtime error"
 }
 
-@test "fuzz: libFuzzer mutates the corpus for five seconds: no crash, leak or hang" {
-	require_harness
+# mutate CORPUS DICT: libFuzzer mutates a copy of CORPUS for five seconds
+mutate() {
 	# the fuzzer adds what it finds to the corpus: a copy, not the project's
-	cp -r "$FUZZ_DIR/corpus" "$BATS_TEST_TMPDIR/corpus"
+	cp -r "$FUZZ_DIR/$1" "$BATS_TEST_TMPDIR/corpus"
 	# -timeout: an input that takes longer than 10 s is reported as a hang and fails the run
 	run -0 "$HARNESS" -max_total_time=5 -timeout=10 -rss_limit_mb=2048 \
-		-dict="$FUZZ_DIR/selector.dict" -print_final_stats=1 "$BATS_TEST_TMPDIR/corpus"
+		-dict="$FUZZ_DIR/$2" -print_final_stats=1 "$BATS_TEST_TMPDIR/corpus"
 	assert_output --partial "Done "
 	assert_output --regexp 'stat::number_of_executed_units: *[0-9]{3,}'
 	refute_output --partial "ERROR:"
+}
+
+@test "fuzz: the selector corpus runs clean under ASan, UBSan and LSan" {
+	require_harness fuzz-selector
+	corpus_runs_clean corpus
+}
+
+@test "fuzz: libFuzzer mutates the selector corpus for five seconds: no crash, leak or hang" {
+	require_harness fuzz-selector
+	mutate corpus selector.dict
+}
+
+@test "fuzz: the class-file corpus runs clean under ASan, UBSan and LSan" {
+	require_harness fuzz-classes
+	corpus_runs_clean corpus-classes
+}
+
+@test "fuzz: libFuzzer mutates the class-file corpus for five seconds: no crash, leak or hang" {
+	require_harness fuzz-classes
+	mutate corpus-classes classes.dict
 }
 
 @test "fuzz: 100000 nested parentheses or nots are refused at the limit, not recursed into" {
