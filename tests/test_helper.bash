@@ -34,7 +34,7 @@ field() {
 	printf '%s\n' "$output" | grep -o "\(^\| \)$1=[^ ]*" | head -n 1 | sed "s/^ *$1=//"
 }
 
-# Exit status 2, nothing on stdout, and MESSAGE on the first line of stderr, which starts with
+# Exit status 2, nothing on stdout, and one line on stderr holding MESSAGE, which starts with
 # the program's name ("rm-topo: " or "rm-topo cpus: "): usage_error MESSAGE COMMAND [ARGS...]
 usage_error() {
 	local msg=$1
@@ -45,6 +45,7 @@ usage_error() {
 		fail "first line of stderr does not start with the program's name: '${stderr_lines[0]}'"
 	[[ ${stderr_lines[0]} == *"$msg"* ]] ||
 		fail "first line of stderr: '${stderr_lines[0]}', expected: '$msg'"
+	[ "${#stderr_lines[@]}" -eq 1 ] || fail "more than one line on stderr: '$stderr'"
 }
 
 # ---- FUSE fakes of kernel file systems (tests/fake-*.py) ----
