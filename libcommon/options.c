@@ -367,3 +367,59 @@ int rm_tool_main(const struct rm_tool *tool, int argc, char **argv)
 		args[i] = (char *)tool->default_args[i];
 	return run_command(tool, (int)n, args, &common);
 }
+
+error_t rm_dry_run_parse(int key, char *arg, struct argp_state *state)
+{
+	bool *dry_run = state->input;
+
+	switch (key) {
+	case RM_OPT_DRY_RUN:
+		*dry_run = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+error_t rm_owners_parse(int key, char *arg, struct argp_state *state)
+{
+	struct rm_owners *o = state->input;
+
+	switch (key) {
+	case RM_OPT_ALL:
+		o->all = true;
+		break;
+	case RM_OPT_DRY_RUN:
+		o->dry_run = true;
+		break;
+	case ARGP_KEY_ARG:
+		o->names = xrealloc(o->names, (o->n + 1) * sizeof(*o->names));
+		o->names[o->n++] = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+bool rm_owners_match(const struct rm_owners *o, const char *owner)
+{
+	if (o->all || !o->n)
+		return true;
+	for (int i = 0; i < o->n; i++)
+		if (!strcmp(owner, o->names[i]))
+			return true;
+	return false;
+}
+
+void rm_owners_require(const struct rm_owners *o, const char *command)
+{
+	if (!o->n && !o->all)
+		rm_usage_errx("%s: missing OWNER (or --all)", command);
+	if (o->n && o->all)
+		rm_usage_errx("%s: --all takes no OWNER", command);
+}

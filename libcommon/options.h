@@ -77,4 +77,29 @@ void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_
 __attribute__((noreturn, format(printf, 1, 2)))
 void rm_usage_errx(const char *fmt, ...);
 
+/* Keys of --all and --dry-run for the parsers below; each command's options give the help. */
+#define RM_OPT_ALL (RM_OPT_COMMON_BASE - 2)
+#define RM_OPT_DRY_RUN (RM_OPT_COMMON_BASE - 1)
+
+/* The parser of a command with --dry-run as its only option and no operands; its input is a
+ * bool, set by --dry-run. */
+error_t rm_dry_run_parse(int key, char *arg, struct argp_state *state);
+
+/* ---- OWNER... operands: release, and the listings by owner ---- */
+
+struct rm_owners {
+	char **names; /* the OWNER operands as given; free() it */
+	int n;
+	bool all, dry_run;
+};
+
+/* The argp parser of such a command; its input is a struct rm_owners. */
+error_t rm_owners_parse(int key, char *arg, struct argp_state *state);
+
+/* Whether OWNER is one of O's names: every owner with --all, or when none is named. */
+bool rm_owners_match(const struct rm_owners *o, const char *owner);
+
+/* For release: exit 2 unless O names owners or has --all, and not both. */
+void rm_owners_require(const struct rm_owners *o, const char *command);
+
 #endif

@@ -201,6 +201,8 @@ refused() {
 	run -1 --separate-stderr rm-cpuset --topology "package:4 numa:1 core:4 pu:2" list
 	[[ $stderr == *"the CPUs' cores, packages or NUMA nodes differ"* ]]
 	assert_equal "$(state_sum)" "$before"
+	refused 2 "accept-topology: unexpected argument: 'high'" \
+		rm-cpuset --topology "package:2 numa:2 core:3 pu:2" accept-topology high
 	run -0 rm-cpuset --topology "package:2 numa:2 core:3 pu:2" accept-topology --dry-run
 	assert_output --partial 'owner=high cpus=24-27 '
 	assert_equal "$(state_sum)" "$before"

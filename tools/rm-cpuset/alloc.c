@@ -30,7 +30,6 @@ enum {
 	OPT_ISOLATE,
 	OPT_DRY_RUN,
 	OPT_STRICT,
-	OPT_ALL,
 	OPT_L3_WAYS,
 	OPT_L3_EXCLUSIVE,
 	OPT_MEM_BANDWIDTH,
@@ -401,73 +400,40 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 
 /* ---- release ---- */
 
-struct release_args {
-	char **owners;
-	int nowners;
-	bool all, dry_run;
-};
-
 static const struct argp_option release_options[] = {
-	{ "all", OPT_ALL, NULL, 0, "release every allocation", 0 },
-	{ "dry-run", OPT_DRY_RUN, NULL, 0, "print what would be released, change nothing", 0 },
+	{ "all", RM_OPT_ALL, NULL, 0, "release every allocation", 0 },
+	{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print what would be released, change nothing", 0 },
 	{ 0 }
 };
-
-static error_t release_parse(int key, char *arg, struct argp_state *state)
-{
-	struct release_args *a = state->input;
-
-	switch (key) {
-	case OPT_ALL:
-		a->all = true;
-		break;
-	case OPT_DRY_RUN:
-		a->dry_run = true;
-		break;
-	case ARGP_KEY_ARG:
-		a->owners = xrealloc(a->owners, (a->nowners + 1) * sizeof(*a->owners));
-		a->owners[a->nowners++] = arg;
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
 
 int cmd_release(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
-		release_options, release_parse, "OWNER...",
+		release_options, rm_owners_parse, "OWNER...",
 		"Give the owners' CPUs back to the shared pool and remove their cgroups (their "
 		"processes move to the shared pool's cgroup). Print the released allocations. "
 		"With --all, the shared pool's cgroup and the rmtools parent go too when no "
 		"process is left in them.",
 		NULL, NULL, NULL
 	};
-	struct release_args a = { 0 };
+	struct rm_owners a = { 0 };
 	struct rm_record *gone;
 	size_t ngone = 0;
 	struct pool p;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	pool_list_columns(c);
-	if (!a.nowners && !a.all)
-		rm_usage_errx("release: missing OWNER (or --all)");
-	if (a.nowners && a.all)
-		rm_usage_errx("release: --all takes no OWNER");
+	rm_owners_require(&a, "release");
 	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
-	for (int i = 0; i < a.nowners; i++)
-		if (pool_find(&p, a.owners[i]) < 0)
-			rm_usage_errx("no such owner: '%s'", a.owners[i]);
+	for (int i = 0; i < a.n; i++)
+		if (pool_find(&p, a.names[i]) < 0)
+			rm_usage_errx("no such owner: '%s'", a.names[i]);
 	gone = xcalloc(p.st.nrecords, sizeof(*gone));
 	for (size_t i = p.st.nrecords; i-- > 0;) {
 		const struct rm_record *r = &p.st.records[i];
-		bool match = a.all && !strcmp(rm_record_kind(r), "owner");
 
-		for (int k = 0; k < a.nowners && !match; k++)
-			match = !strcmp(rm_record_kind(r), "owner") &&
-				!strcmp(rm_record_get(r, "owner"), a.owners[k]);
-		if (!match)
+		if (strcmp(rm_record_kind(r), "owner") ||
+		    !rm_owners_match(&a, rm_record_get(r, "owner")))
 			continue;
 		prepend_copy(gone, &ngone, r);
 		pool_remove(&p, i);
@@ -478,7 +444,7 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 		pool_remove_cgroups(&p);
 	pool_print_owners(&p, c, gone, ngone);
 	pool_free_records(gone, ngone);
-	free(a.owners);
+	free(a.names);
 	pool_close(&p);
 	return RM_EXIT_SUCCESS;
 }
@@ -604,26 +570,26 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 int cmd_accept_topology(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp_option options[] = {
-		{ "dry-run", OPT_DRY_RUN, NULL, 0, "print what would be dropped, change nothing",
+		{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print what would be dropped, change nothing",
 		  0 },
 		{ 0 }
 	};
 	static const struct argp argp = {
-		options, release_parse, NULL,
+		options, rm_dry_run_parse, NULL,
 		"Adopt the CPUs as they are now: drop the allocations (and reserved CPUs) that "
 		"name CPUs no longer online, keep the rest (their memory nodes recomputed), and "
 		"print the dropped allocations.",
 		NULL, NULL, NULL
 	};
-	struct release_args a = { .all = true };
+	bool dry_run = false;
 	hwloc_bitmap_t cpus;
 	struct rm_record *gone;
 	size_t ngone = 0;
 	struct pool p;
 
-	rm_parse_command(&argp, argc, argv, c, &a, 0);
+	rm_parse_command(&argp, argc, argv, c, &dry_run, 0);
 	pool_list_columns(c);
-	pool_open(&p, c, (a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS) | POOL_ANY_TOPOLOGY);
+	pool_open(&p, c, (dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS) | POOL_ANY_TOPOLOGY);
 	cpus = hwloc_bitmap_alloc();
 	gone = xcalloc(p.st.nrecords, sizeof(*gone));
 	for (size_t i = p.st.nrecords; i-- > 0;) {
@@ -643,7 +609,7 @@ int cmd_accept_topology(int argc, char **argv, struct rm_common *c)
 		hwloc_bitmap_and(cpus, p.reserved, p.all);
 		pool_set_reserved(&p, cpus, p.strict);
 	}
-	if (!a.dry_run)
+	if (!dry_run)
 		pool_commit(&p);
 	pool_print_owners(&p, c, gone, ngone);
 	pool_free_records(gone, ngone);

@@ -22,7 +22,7 @@ static const char *const kubelet_options[] = {
 };
 #define NOPTIONS ARRAY_SIZE(kubelet_options)
 
-enum { OPT_OPTION0 = 0x400, OPT_POLICY = 0x480, OPT_ROOT, OPT_DRY_RUN };
+enum { OPT_OPTION0 = 0x400, OPT_POLICY = 0x480, OPT_ROOT };
 
 struct export_args {
 	const char *format;
@@ -234,23 +234,6 @@ static void rgroup_record(struct pool *p, struct rm_out *out, const char *name,
 	free(path);
 }
 
-static error_t apply_parse(int key, char *arg, struct argp_state *state)
-{
-	bool *dry_run = state->input;
-
-	switch (key) {
-	case OPT_DRY_RUN:
-		*dry_run = true;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument: '%s'", arg);
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
 static void apply_record(struct pool *p, struct rm_out *out, const char *name,
 			 const struct rm_cgroup_want *w, const char *action)
 {
@@ -269,11 +252,11 @@ static void apply_record(struct pool *p, struct rm_out *out, const char *name,
 int cmd_apply(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp_option options[] = {
-		{ "dry-run", OPT_DRY_RUN, NULL, 0, "print what would change, change nothing", 0 },
+		{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print what would change, change nothing", 0 },
 		{ 0 }
 	};
 	static const struct argp argp = {
-		options, apply_parse, NULL,
+		options, rm_dry_run_parse, NULL,
 		"Make the cgroups below the rmtools parent, and the owners' resctrl groups, match "
 		"the state (after a reboot, or when someone changed them): one record per cgroup "
 		"with what was done, then one per resctrl group.",

@@ -151,54 +151,34 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 	return RM_EXIT_SUCCESS;
 }
 
-struct list_args {
-	char **owners;
-	int nowners;
-};
-
-static error_t list_parse(int key, char *arg, struct argp_state *state)
-{
-	struct list_args *a = state->input;
-
-	if (key != ARGP_KEY_ARG)
-		return ARGP_ERR_UNKNOWN;
-	a->owners = xrealloc(a->owners, (a->nowners + 1) * sizeof(*a->owners));
-	a->owners[a->nowners++] = arg;
-	return 0;
-}
-
 int cmd_list(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
-		NULL, list_parse, "[OWNER...]",
+		NULL, rm_owners_parse, "[OWNER...]",
 		"One record per allocation (or the OWNERs given), in the order they were made.",
 		NULL, NULL, NULL
 	};
-	struct list_args a = { 0 };
+	struct rm_owners a = { 0 };
 	struct rm_out *out;
 	struct pool p;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	pool_list_columns(c);
 	pool_open(&p, c, 0);
-	for (int i = 0; i < a.nowners; i++)
-		if (pool_find(&p, a.owners[i]) < 0)
-			rm_usage_errx("no such owner: '%s'", a.owners[i]);
+	for (int i = 0; i < a.n; i++)
+		if (pool_find(&p, a.names[i]) < 0)
+			rm_usage_errx("no such owner: '%s'", a.names[i]);
 	out = rm_out_new(&c->out, "allocations", owner_cols, owner_ncols, owner_defaults, true);
 	for (size_t i = 0; i < p.st.nrecords; i++) {
 		const struct rm_record *r = &p.st.records[i];
-		bool want = !a.nowners;
 
-		if (strcmp(rm_record_kind(r), "owner"))
-			continue;
-		for (int k = 0; k < a.nowners && !want; k++)
-			want = !strcmp(rm_record_get(r, "owner"), a.owners[k]);
-		if (want)
+		if (!strcmp(rm_record_kind(r), "owner") &&
+		    rm_owners_match(&a, rm_record_get(r, "owner")))
 			pool_print_owner(&p, out, r);
 	}
 	rm_out_close(out);
 	rm_out_flush();
 	pool_close(&p);
-	free(a.owners);
+	free(a.names);
 	return RM_EXIT_SUCCESS;
 }

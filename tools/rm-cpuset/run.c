@@ -303,25 +303,6 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 
 /* ---- gc ---- */
 
-enum { OPT_DRY_RUN = 0x300 };
-
-static error_t gc_parse(int key, char *arg, struct argp_state *state)
-{
-	bool *dry_run = state->input;
-
-	switch (key) {
-	case OPT_DRY_RUN:
-		*dry_run = true;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument: '%s'", arg);
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
 /* Whether the process recorded in R (pid and start time) still runs. */
 static bool owner_alive(const struct rm_record *r)
 {
@@ -337,12 +318,12 @@ static bool owner_alive(const struct rm_record *r)
 int cmd_gc(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp_option options[] = {
-		{ "dry-run", OPT_DRY_RUN, NULL, 0, "print what would be released, change nothing",
+		{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print what would be released, change nothing",
 		  0 },
 		{ 0 }
 	};
 	static const struct argp argp = {
-		options, gc_parse, NULL,
+		options, rm_dry_run_parse, NULL,
 		"Release the allocations made by 'rm-cpuset run' whose process is gone (killed "
 		"before it could release them), and print them.",
 		NULL, NULL, NULL

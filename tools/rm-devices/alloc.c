@@ -26,7 +26,6 @@ enum {
 	OPT_POLICY,
 	OPT_SAME_ROOT,
 	OPT_DRY_RUN,
-	OPT_ALL,
 };
 
 struct alloc_args {
@@ -366,56 +365,16 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 
 /* ---- release, list-allocations ---- */
 
-struct owners_args {
-	char **owners;
-	int nowners;
-	bool all, dry_run;
-};
-
-static error_t owners_parse(int key, char *arg, struct argp_state *state)
-{
-	struct owners_args *a = state->input;
-
-	switch (key) {
-	case OPT_ALL:
-		a->all = true;
-		break;
-	case OPT_DRY_RUN:
-		a->dry_run = true;
-		break;
-	case ARGP_KEY_ARG:
-		a->owners = xrealloc(a->owners, (a->nowners + 1) * sizeof(*a->owners));
-		a->owners[a->nowners++] = arg;
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
-/* Whether record R belongs to one of A's owners (or every owner with --all). */
-static bool owner_match(const struct owners_args *a, const struct rm_record *r)
-{
-	const char *o = rm_record_get(r, "owner");
-
-	if (a->all || !a->nowners)
-		return true;
-	for (int k = 0; k < a->nowners; k++)
-		if (!strcmp(o, a->owners[k]))
-			return true;
-	return false;
-}
-
 /* Exit 2 unless every owner named has an allocation. */
-static void check_owners(struct owners_args *a, struct rm_state *st)
+static void check_owners(struct rm_owners *a, struct rm_state *st)
 {
-	for (int i = 0; i < a->nowners; i++) {
-		if (!rm_name_valid(a->owners[i]) || !dstate_has_owner(st, a->owners[i])) {
-			char *msg = xasprintf("%s: '%s'", rm_name_valid(a->owners[i]) ?
-					      "no such owner" : "invalid owner name", a->owners[i]);
+	for (int i = 0; i < a->n; i++) {
+		if (!rm_name_valid(a->names[i]) || !dstate_has_owner(st, a->names[i])) {
+			char *msg = xasprintf("%s: '%s'", rm_name_valid(a->names[i]) ?
+					      "no such owner" : "invalid owner name", a->names[i]);
 
 			rm_state_close(st);
-			free(a->owners);
+			free(a->names);
 			devices_fail(RM_DEVICES_EINVAL, msg);
 		}
 	}
@@ -424,38 +383,35 @@ static void check_owners(struct owners_args *a, struct rm_state *st)
 int cmd_release(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp_option options[] = {
-		{ "all", OPT_ALL, NULL, 0, "release every allocation", 0 },
-		{ "dry-run", OPT_DRY_RUN, NULL, 0, "print what would be released, change nothing",
-		  0 },
+		{ "all", RM_OPT_ALL, NULL, 0, "release every allocation", 0 },
+		{ "dry-run", RM_OPT_DRY_RUN, NULL, 0,
+		  "print what would be released, change nothing", 0 },
 		{ 0 }
 	};
 	static const struct argp argp = {
-		options, owners_parse, "OWNER...",
+		options, rm_owners_parse, "OWNER...",
 		"Give the owners' devices back, remove their devices cgroups (rm-devices grant), and "
 		"print the released allocations.",
 		NULL, NULL, NULL
 	};
-	struct owners_args a = { 0 };
+	struct rm_owners a = { 0 };
 	struct rm_record *gone;
 	size_t ngone = 0;
 	struct rm_state st;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	if (c->out.list_columns) {
-		free(a.owners);
+		free(a.names);
 		rm_out_list_columns(&c->out, alloc_cols, alloc_ncols, alloc_defaults);
 		return RM_EXIT_SUCCESS;
 	}
-	if (!a.nowners && !a.all)
-		rm_usage_errx("release: missing OWNER (or --all)");
-	if (a.nowners && a.all)
-		rm_usage_errx("release: --all takes no OWNER");
+	rm_owners_require(&a, "release");
 	check_columns(c, alloc_cols, alloc_ncols, alloc_defaults);
 	dstate_open(&st, !a.dry_run);
 	check_owners(&a, &st);
 	gone = xcalloc(st.nrecords + 1, sizeof(*gone));
 	for (size_t i = 0; i < st.nrecords;) {
-		if (owner_match(&a, &st.records[i])) {
+		if (rm_owners_match(&a, rm_record_get(&st.records[i], "owner"))) {
 			rm_record_copy(&gone[ngone++], &st.records[i]);
 			rm_state_remove(&st, i);
 		} else {
@@ -469,7 +425,7 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 		for (size_t i = 0; i < ngone; i++)
 			rm_record_free(&gone[i]);
 		free(gone);
-		free(a.owners);
+		free(a.names);
 		rm_state_close(&st);
 		devices_fail(RM_CPUALLOC_EINTERNAL, msg);
 	}
@@ -489,26 +445,26 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 	for (size_t i = 0; i < ngone; i++)
 		rm_record_free(&gone[i]);
 	free(gone);
-	free(a.owners);
+	free(a.names);
 	return RM_EXIT_SUCCESS;
 }
 
 int cmd_list_allocations(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
-		NULL, owners_parse, "[OWNER...]",
+		NULL, rm_owners_parse, "[OWNER...]",
 		"One record per allocated device (of the OWNERs given), in the order they were "
 		"allocated.",
 		NULL, NULL, NULL
 	};
-	struct owners_args a = { 0 };
+	struct rm_owners a = { 0 };
 	struct rm_record *sel;
 	size_t n = 0;
 	struct rm_state st;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	if (c->out.list_columns) {
-		free(a.owners);
+		free(a.names);
 		rm_out_list_columns(&c->out, alloc_cols, alloc_ncols, alloc_defaults);
 		return RM_EXIT_SUCCESS;
 	}
@@ -516,12 +472,12 @@ int cmd_list_allocations(int argc, char **argv, struct rm_common *c)
 	check_owners(&a, &st);
 	sel = xcalloc(st.nrecords + 1, sizeof(*sel));
 	for (size_t i = 0; i < st.nrecords; i++)
-		if (owner_match(&a, &st.records[i]))
+		if (rm_owners_match(&a, rm_record_get(&st.records[i], "owner")))
 			sel[n++] = st.records[i];
 	print_allocations(c, sel, n);
 	free(sel);
 	rm_state_close(&st);
-	free(a.owners);
+	free(a.names);
 	return RM_EXIT_SUCCESS;
 }
 
@@ -542,17 +498,17 @@ static const struct rm_column health_cols[] = {
 int cmd_health(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp_option options[] = {
-		{ "all", OPT_ALL, NULL, 0, "a record for healthy devices too", 0 },
+		{ "all", RM_OPT_ALL, NULL, 0, "a record for healthy devices too", 0 },
 		{ 0 }
 	};
 	static const struct argp argp = {
-		options, owners_parse, "[OWNER...]",
+		options, rm_owners_parse, "[OWNER...]",
 		"Check that each allocated device (of the OWNERs given) is still there and bound to "
 		"the driver it had: print a record per unhealthy device and exit 1 when there is "
 		"one.",
 		NULL, NULL, NULL
 	};
-	struct owners_args a = { 0 };
+	struct rm_owners a = { 0 };
 	struct rm_devices devs;
 	struct rm_state st;
 	struct rm_out *out;
@@ -561,7 +517,7 @@ int cmd_health(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	if (c->out.list_columns) {
-		free(a.owners);
+		free(a.names);
 		rm_out_list_columns(&c->out, health_cols, ARRAY_SIZE(health_cols), NULL);
 		return RM_EXIT_SUCCESS;
 	}
@@ -579,7 +535,7 @@ int cmd_health(int argc, char **argv, struct rm_common *c)
 		const char *health = "ok";
 		char id[16];
 
-		if (!owner_match(&a, r))
+		if (!rm_owners_match(&a, rm_record_get(r, "owner")))
 			continue;
 		if (!d) {
 			health = "gone";
@@ -611,6 +567,6 @@ int cmd_health(int argc, char **argv, struct rm_common *c)
 	rm_out_flush();
 	rm_devices_free(&devs);
 	rm_state_close(&st);
-	free(a.owners);
+	free(a.names);
 	return status;
 }
