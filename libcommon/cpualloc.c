@@ -547,8 +547,10 @@ static void take_partial_uncore(struct acc *a, unsigned u)
 			list_add(&cores, cl->of[e]);
 		}
 	}
-	/* ascending core id; keep the first WANT */
-	qsort(cores.v, cores.n, sizeof(*cores.v), cmp_unsigned);
+	/* ascending core id; keep the first WANT. A cache emptied by the whole-cache step just
+	 * before has no core left (and qsort takes no NULL list, even an empty one). */
+	if (cores.n)
+		qsort(cores.v, cores.n, sizeof(*cores.v), cmp_unsigned);
 	memset(pick, 0, cl->n);
 	for (i = 0; i < cores.n && i < want; i++)
 		pick[cores.v[i]] = 1;

@@ -243,6 +243,10 @@ HINTS="package:2 numa:1 core:3 pu:2(indexes=0,6,1,7,2,8,3,9,4,10,5,11)"
 	# take first available UncoreCache from available NUMA
 	run -0 ca --topology "$UNCORE_SINGLE_MULTINUMA" --prefer-align-cpus-by-uncorecache --available 3-8,12 take 2
 	assert_output 4-5
+	# the first cache, taken whole, is visited again for the rest: nothing left there, the rest
+	# comes from the next cache
+	run -0 ca --topology "$UNCORE_SINGLE_NOSMT" --prefer-align-cpus-by-uncorecache take 6
+	assert_output 0-5
 }
 
 @test "uncore: SMT, and an odd request drops the highest CPU of the last core" {
@@ -474,6 +478,26 @@ HINTS="package:2 numa:1 core:3 pu:2(indexes=0,6,1,7,2,8,3,9,4,10,5,11)"
 	assert_output 1-5,7-11
 }
 
+@test "full-pcpus-only: the lone sibling of a reserved CPU is still free to two paths, as in the kubelet" {
+	# the kubelet checks the count against the free physical CPUs only; the CPUs it then takes
+	# from are the shared pool less the reserved CPUs, siblings included. NUMA distribution
+	# counts a node's groups as its free CPUs over the threads per core: node 1 has cores {4,12}
+	# and {5,13} free and the lone siblings 6 and 7, "3 groups"
+	run -0 ca --topology "package:2 numa:1 core:4 pu:2(indexes=$(pairs 8 8))" --full-pcpus-only \
+		--distribute-cpus-across-numa --reserved 3,14-15 --available 2-7,10-15 allocate 6
+	assert_output 4-7,12-13
+	# a hint is served first with min(count, aligned) CPUs: node 0 has only the lone siblings
+	# 0,12,18 and 2,14,20 free (6 and 8 are reserved), best-effort prefers it; without a hint,
+	# a whole core of node 1
+	local quad="package:2 numa:1 core:3 pu:4(indexes=0,6,12,18,1,7,13,19,2,8,14,20,3,9,15,21,4,10,16,22,5,11,17,23)"
+	run -0 ca --topology "$quad" --full-pcpus-only --reserved 6,8 \
+		--available 0,2-4,6,8-10,12,14-16,18,20-22 --policy best-effort allocate 4
+	assert_output 0,2,12,18
+	run -0 ca --topology "$quad" --full-pcpus-only --reserved 6,8 \
+		--available 0,2-4,6,8-10,12,14-16,18,20-22 allocate 4
+	assert_output 3,9,15,21
+}
+
 @test "allocate: a NUMA hint is served first, from the whole socket with align-by-socket" {
 	# Align by socket: true, cpu's within same socket of numa in hint are part of allocation
 	run -0 ca --topology "$MULTI_NUMA" --align-by-socket --reserve-count 1 --available 2,11,21,22 --hint 0,2 allocate 2
@@ -622,4 +646,53 @@ HINTS="package:2 numa:1 core:3 pu:2(indexes=0,6,1,7,2,8,3,9,4,10,5,11)"
 	assert_output "test-cpualloc: bad value for CPU manager option full-pcpus-only: 'yes'"
 	run -2 ca --topology "$DUAL_HT" --option strict-pcpus check
 	assert_output "test-cpualloc: unknown CPU manager option: 'strict-pcpus'"
+}
+
+# ---- properties on random machines (test-cpualloc props SEED N) ----
+
+# Each case is a random machine of up to 4096 CPUs (1-8 packages; 1-4 NUMA nodes per package, or
+# packages per node; 1-4 L3 caches per node, or one L3 over two nodes, or none; 1-32 cores per
+# L3; SMT 1, 2 or 4; Linux-style or shuffled CPU numbers; some CPUs offline), a reservation, and
+# options and a Topology Manager policy the kubelet accepts, then a random sequence of
+# allocations and releases. The properties checked after each step are stated in
+# tests/unit/test-cpualloc.c. The seeds are fixed, so every run checks the same cases; a failure
+# prints the case and the commands that replay it.
+props() {
+	local p
+	run -0 ca props "$1" "$2"
+	assert_output --regexp "^props seed=$1 cases=$2 failed=0 "
+	# each property was asserted on some allocation of these cases
+	for p in full_cores whole_outer whole_inner whole_l3 whole_cores uncore_fit distributed \
+		hint_aligned single_node offline_cases opts_refused refused releases; do
+		[[ $output =~ \ $p=[1-9] ]] || fail "property never checked: $p"
+	done
+}
+
+@test "properties: random machines, seed 1" {
+	props 1 150
+}
+
+@test "properties: random machines, seed 7001" {
+	props 7001 150
+}
+
+@test "properties: random machines, seed 424242" {
+	props 424242 150
+}
+
+@test "properties: a case replays alone and the same each time, offline CPUs as given" {
+	run -0 ca props 1003 1
+	local first=$output
+	run -0 ca props 1003 1
+	assert_output "$first"
+	assert_output --partial "cases=1 failed=0"
+	# the replay command line takes CPUs offline as the case did
+	run -0 ca --topology "package:1 core:2 pu:2" --offline 1 info
+	assert_line --index 0 "cpus=3 cores=2 sockets=1 nodes=1 uncore=1 threads_per_core=1 cpus_per_socket=3 cpus_per_uncore=3"
+	run -0 ca --topology "package:1 core:2 pu:2" --offline 0-1 take 2
+	assert_output 2-3
+	run -2 ca --topology "package:1 core:2 pu:2" --offline 0-3 info
+	assert_output "test-cpualloc: invalid topology: 'package:1 core:2 pu:2'"
+	run -2 ca props 1
+	run -2 ca props x 1
 }
