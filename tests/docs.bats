@@ -592,7 +592,10 @@ cpuset_owners() {
 	bash_complete 'rm-cpuset apply --output=cgroup,a'
 	assert_output cgroup,action
 	bash_complete 'rm-cpuset export '
-	assert_output "$(printf '%s\n' kubelet systemd)"
+	assert_output "$(printf '%s\n' kubelet slurm systemd)"
+	mkdir "$BATS_TEST_TMPDIR/slurmdir"
+	bash_complete "rm-cpuset export slurm -o $BATS_TEST_TMPDIR/slurm"
+	assert_output "$BATS_TEST_TMPDIR/slurmdir"
 	bash_complete 'rm-cpuset alloc --policy '
 	assert_output "$(printf '%s\n' best-effort none restricted single-numa-node)"
 	bash_complete 'rm-cpuset export --policy=s'
@@ -834,7 +837,7 @@ offered() {
 	assert_equal "$(offered "$all" 'rm-cpuset release db ')" batch.1
 	assert_equal "$(offered "$all" 'rm-cpuset run --owner ')" "$(printf '%s\n' batch.1 db)"
 	assert_equal "$(offered "$all" 'rm-cpuset alloc --owner ')" ''
-	assert_equal "$(offered "$all" 'rm-cpuset export ')" "$(printf '%s\n' kubelet systemd)"
+	assert_equal "$(offered "$all" 'rm-cpuset export ')" "$(printf '%s\n' kubelet slurm systemd)"
 	offered "$all" 'rm-cpuset run --count 2 -- ech' | grep -qx echo
 	assert_equal "$(offered "$all" 'rm-cpuset alloc --near ')" "$(printf '%s\n' - 0000:3b:00.0)"
 }

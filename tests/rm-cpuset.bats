@@ -236,7 +236,7 @@ refused() {
 	assert_line --index 8 'reservedSystemCPUs: "0-1"'
 	assert_line --index 9 'topologyManagerPolicy: single-numa-node'
 	refused 2 "align-by-socket" cs export kubelet --align-by-socket --policy single-numa-node
-	refused 2 "unknown export format: 'slurm'" cs export slurm
+	refused 2 "unknown export format: 'nomad'" cs export nomad
 	refused 2 "--root is for systemd" cs export kubelet --root /tmp
 	refused 2 "output options do not apply" cs -J export kubelet
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rm-cpuset export (kubelet, systemd) and apply: the state as other tools' configuration. */
+/* rm-cpuset export (kubelet, slurm, systemd) and apply: the state as other tools' configuration. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,8 @@
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "rm-cpuset.h"
+#include "size.h"
+#include "slurm.h"
 #include "xalloc.h"
 
 /* The kubelet's cpuManagerPolicyOptions that change a placement, as export flags. */
@@ -22,7 +27,8 @@ static const char *const kubelet_options[] = {
 };
 #define NOPTIONS ARRAY_SIZE(kubelet_options)
 
-enum { OPT_OPTION0 = 0x400, OPT_POLICY = 0x480, OPT_ROOT };
+enum { OPT_OPTION0 = 0x400, OPT_POLICY = 0x480, OPT_ROOT, OPT_NODE_NAME, OPT_MEM_SPEC,
+       OPT_OUTPUT_FILE = 'o' };
 
 struct export_args {
 	const char *format;
@@ -30,6 +36,9 @@ struct export_args {
 	bool given[NOPTIONS];
 	int policy; /* -1: not given */
 	const char *root;
+	const char *node_name;    /* slurm: NULL for the host name */
+	uint64_t mem_spec;        /* slurm: MemSpecLimit in MiB, 0 when not given */
+	const char *output;       /* slurm: the file, NULL for standard output */
 };
 
 static const struct argp_option export_options[] = {
@@ -43,8 +52,26 @@ static const struct argp_option export_options[] = {
 	{ "root", OPT_ROOT, "DIR", 0,
 	  "systemd: write the drop-in files under DIR (/ for this system) instead of printing them",
 	  0 },
+	{ "node-name", OPT_NODE_NAME, "NAME", 0,
+	  "slurm: the NodeName (default the host name up to its first dot)", 0 },
+	{ "mem-spec-limit", OPT_MEM_SPEC, "SIZE", 0,
+	  "slurm: add MemSpecLimit=, SIZE (whole MiB, e.g. 8G) withheld from jobs", 0 },
+	{ "output", OPT_OUTPUT_FILE, "FILE", 0,
+	  "slurm: write FILE atomically instead of standard output", 0 },
 	{ 0 }
 };
+
+/* A slurm.conf NodeName: a host name, or a hostlist such as gpu[01-04] */
+static bool valid_node_name(const char *s)
+{
+	if (!*s || strlen(s) > 255 || *s == '-' || *s == '.')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._-[],", *s)))
+			return false;
+	return true;
+}
 
 static error_t export_parse(int key, char *arg, struct argp_state *state)
 {
@@ -66,23 +93,53 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 	case OPT_ROOT:
 		a->root = arg;
 		break;
+	case OPT_NODE_NAME:
+		if (!valid_node_name(arg))
+			argp_error(state, "invalid node name: '%s' (letters, digits, '.', '_', '-', "
+				   "and a hostlist's '[', ']', ',')", arg);
+		a->node_name = arg;
+		break;
+	case OPT_MEM_SPEC: {
+		uint64_t bytes;
+
+		if (rm_size_parse(arg, &bytes, &msg)) {
+			char line[256];
+
+			snprintf(line, sizeof(line), "%s", msg);
+			free(msg);
+			argp_error(state, "%s", line);
+		}
+		if (!bytes || bytes % (1 << 20))
+			argp_error(state, "MemSpecLimit is in whole MiB: '%s' (e.g. 512M or 8G; a "
+				   "plain number is bytes)", arg);
+		a->mem_spec = bytes >> 20;
+		break;
+	}
+	case OPT_OUTPUT_FILE:
+		if (!*arg)
+			argp_error(state, "empty --output file name");
+		a->output = arg;
+		break;
 	case ARGP_KEY_ARG:
 		if (a->format)
 			argp_error(state, "unexpected argument: '%s'", arg);
-		if (strcmp(arg, "kubelet") && strcmp(arg, "systemd"))
-			argp_error(state, "unknown export format: '%s' (kubelet, systemd)", arg);
+		if (strcmp(arg, "kubelet") && strcmp(arg, "slurm") && strcmp(arg, "systemd"))
+			argp_error(state, "unknown export format: '%s' (kubelet, slurm, systemd)", arg);
 		a->format = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!a->format)
-			argp_error(state, "missing FORMAT (kubelet, systemd)");
-		if (!strcmp(a->format, "kubelet") && a->root)
+			argp_error(state, "missing FORMAT (kubelet, slurm, systemd)");
+		if (strcmp(a->format, "systemd") && a->root)
 			argp_error(state, "--root is for systemd");
-		if (!strcmp(a->format, "systemd") && a->policy >= 0)
+		if (strcmp(a->format, "kubelet") && a->policy >= 0)
 			argp_error(state, "--policy is for kubelet");
 		for (size_t i = 0; i < NOPTIONS; i++)
-			if (!strcmp(a->format, "systemd") && a->given[i])
+			if (strcmp(a->format, "kubelet") && a->given[i])
 				argp_error(state, "--%s is for kubelet", kubelet_options[i]);
+		if (strcmp(a->format, "slurm") && (a->node_name || a->mem_spec || a->output))
+			argp_error(state, "--%s is for slurm", a->node_name ? "node-name" :
+				   a->mem_spec ? "mem-spec-limit" : "output");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -119,12 +176,41 @@ static void export_kubelet(struct pool *p, struct export_args *a, const char *re
 		printf("topologyManagerPolicy: %s\n", rm_tm_policy_name(a->policy));
 }
 
-/* Write TEXT to ROOT/PATH: parents made as needed, a temporary file renamed into place. */
+/* Write TEXT to PATH: a dot-file beside it (which watchers ignore), fsynced and renamed into
+ * place. Returns 0, or -1 with *ERRMSG and no file left behind. */
+static int write_atomic(const char *path, const char *text, char **errmsg)
+{
+	char *dir = xstrdup(path), *base = xstrdup(path), *tmp;
+	size_t len = strlen(text);
+	int fd, saved;
+
+	tmp = xasprintf("%s/.%s.XXXXXX", dirname(dir), basename(base));
+	free(dir);
+	free(base);
+	if ((fd = mkstemp(tmp)) < 0) {
+		*errmsg = xasprintf("cannot create a file next to '%s': %s", path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	if (fchmod(fd, 0644) || write(fd, text, len) != (ssize_t)len || fsync(fd)) {
+		saved = errno;
+		close(fd);
+	} else if (close(fd) || rename(tmp, path)) {
+		saved = errno;
+	} else {
+		free(tmp);
+		return 0;
+	}
+	unlink(tmp);
+	free(tmp);
+	*errmsg = xasprintf("cannot write '%s': %s", path, strerror(saved));
+	return -1;
+}
+
+/* Write TEXT to ROOT/PATH, parents made as needed, and print its record. */
 static void write_file(const char *root, const char *path, const char *text)
 {
-	char *full = xasprintf("%s/%s", root, path), *tmp, *slash;
-	size_t len = strlen(text);
-	int fd;
+	char *full = xasprintf("%s/%s", root, path), *slash, *msg;
 
 	for (slash = strchr(full + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
@@ -132,19 +218,11 @@ static void write_file(const char *root, const char *path, const char *text)
 			err(RM_EXIT_FAILURE, "cannot create %s", full);
 		*slash = '/';
 	}
-	tmp = xasprintf("%s.XXXXXX", full);
-	if ((fd = mkstemp(tmp)) < 0)
-		err(RM_EXIT_FAILURE, "cannot create %s", tmp);
-	if (fchmod(fd, 0644) || write(fd, text, len) != (ssize_t)len || fsync(fd) || close(fd) ||
-	    rename(tmp, full)) {
-		int saved = errno;
-
-		unlink(tmp);
-		errno = saved;
-		err(RM_EXIT_FAILURE, "cannot write %s", full);
+	if (write_atomic(full, text, &msg)) {
+		free(full);
+		pool_fail(RM_CPUALLOC_EINTERNAL, msg);
 	}
 	printf("file=%s\n", full);
-	free(tmp);
 	free(full);
 }
 
@@ -169,15 +247,138 @@ static void export_systemd(struct export_args *a, const char *reserved)
 	}
 }
 
+/* The NodeName: --node-name, or the host name up to its first dot, as slurmd -C prints it. */
+static char *node_name(const struct export_args *a)
+{
+	char host[256] = "", *dot;
+
+	if (a->node_name)
+		return xstrdup(a->node_name);
+	if (gethostname(host, sizeof(host) - 1))
+		err(RM_EXIT_FAILURE, "cannot get the host name");
+	if ((dot = strchr(host, '.')))
+		*dot = '\0';
+	return xstrdup(host);
+}
+
+/* RealMemory in MiB: MemTotal (/proc/meminfo) as slurmd computes it on a machine or a snapshot;
+ * the NUMA nodes' memory for an XML or synthetic topology. 0 when unknown. */
+static uint64_t real_memory(const struct pool *p)
+{
+	if (p->t->source == RM_TOPO_LIVE || p->t->source == RM_TOPO_SYSROOT)
+		return rm_slurm_real_memory(p->t->sysroot);
+	return hwloc_get_root_obj(p->t->topo)->total_memory >> 20;
+}
+
+/*
+ * The node line slurmd -C prints, with the reservation as CpuSpecList= (Slurm's abstract CPU
+ * IDs). Slurm widens CpuSpecList= to whole cores, so a reservation of part of a core is refused:
+ * Slurm would keep jobs off CPUs that rm-cpuset hands out.
+ */
+static char *slurm_text(struct pool *p, const struct export_args *a)
+{
+	hwloc_topology_t topo = p->t->topo;
+	hwloc_bitmap_t whole = hwloc_bitmap_alloc(), ids;
+	struct rm_slurm_node n;
+	char *msg = NULL, *name, *text = NULL, *spec, *linux_cpus;
+	size_t len = 0;
+	uint64_t real;
+	unsigned cpu;
+	FILE *f;
+
+	if (rm_slurm_node(topo, &n, &msg)) {
+		hwloc_bitmap_free(whole);
+		pool_close(p);
+		pool_fail(RM_CPUALLOC_EINVAL, msg);
+	}
+	hwloc_bitmap_foreach_begin(cpu, p->reserved) {
+		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, cpu);
+		hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : NULL;
+
+		if (core)
+			hwloc_bitmap_or(whole, whole, core->cpuset);
+	}
+	hwloc_bitmap_foreach_end();
+	if (!hwloc_bitmap_isequal(whole, p->reserved)) {
+		char *have = rm_cpulist_format(p->reserved), *want = rm_cpulist_format(whole);
+
+		msg = xasprintf("the reserved CPUs are not whole cores, and Slurm widens CpuSpecList "
+				"to whole cores: '%s' (reserve the whole cores: 'rm-cpuset reserve %s')",
+				have, want);
+		free(have);
+		free(want);
+		hwloc_bitmap_free(whole);
+		pool_close(p);
+		pool_fail(RM_CPUALLOC_EINVAL, msg);
+	}
+	hwloc_bitmap_free(whole);
+	real = real_memory(p);
+	if (a->mem_spec && real && a->mem_spec >= real) {
+		msg = xasprintf("MemSpecLimit must be less than RealMemory (%" PRIu64 " MiB): "
+				"'%" PRIu64 "MiB'", real, a->mem_spec);
+		pool_close(p);
+		pool_fail(RM_CPUALLOC_EINVAL, msg);
+	}
+	if (!real)
+		warnx("the topology states no memory size: RealMemory= left out");
+
+	ids = hwloc_bitmap_alloc();
+	rm_slurm_cpus(topo, p->reserved, n.threads_per_core, ids);
+	name = node_name(a);
+	if (!(f = open_memstream(&text, &len)))
+		err(RM_EXIT_FAILURE, "cannot allocate memory");
+	fputs("# slurm.conf NodeName line from rm-cpuset export slurm; CpuSpecList= holds Slurm's "
+	      "abstract CPU IDs", f);
+	if (!hwloc_bitmap_iszero(ids)) {
+		linux_cpus = rm_cpulist_format(p->reserved);
+		fprintf(f, " (Linux CPUs %s)", linux_cpus);
+		free(linux_cpus);
+	}
+	fprintf(f, "\nNodeName=%s CPUs=%u Boards=1 SocketsPerBoard=%u CoresPerSocket=%u "
+		"ThreadsPerCore=%u", name, n.cpus, n.sockets, n.cores_per_socket,
+		n.threads_per_core);
+	if (real)
+		fprintf(f, " RealMemory=%" PRIu64, real);
+	if (!hwloc_bitmap_iszero(ids)) {
+		spec = rm_cpulist_format(ids);
+		fprintf(f, " CpuSpecList=%s", spec);
+		free(spec);
+	}
+	if (a->mem_spec)
+		fprintf(f, " MemSpecLimit=%" PRIu64, a->mem_spec);
+	fputc('\n', f);
+	if (fclose(f))
+		err(RM_EXIT_FAILURE, "cannot allocate memory");
+	hwloc_bitmap_free(ids);
+	free(name);
+	return text;
+}
+
+static void export_slurm(struct pool *p, const struct export_args *a)
+{
+	char *text = slurm_text(p, a), *msg;
+
+	if (!a->output) {
+		fputs(text, stdout);
+	} else if (write_atomic(a->output, text, &msg)) {
+		free(text);
+		pool_close(p);
+		pool_fail(RM_CPUALLOC_EINTERNAL, msg);
+	}
+	free(text);
+}
+
 int cmd_export(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
-		export_options, export_parse, "kubelet|systemd",
+		export_options, export_parse, "kubelet|slurm|systemd",
 		"Print configuration that matches the reservation. kubelet: a KubeletConfiguration "
 		"drop-in (static CPU manager policy, reservedSystemCPUs, the policy options given, "
 		"strict-cpu-reservation when the reservation is strict, topologyManagerPolicy). "
-		"systemd: drop-ins keeping system services on the reserved CPUs (CPUAffinity= for "
-		"the manager, AllowedCPUs= for system.slice, user.slice and init.scope).",
+		"slurm: the slurm.conf NodeName line of slurmd -C with the reserved CPUs as "
+		"CpuSpecList= (Slurm's abstract CPU IDs; whole cores only) and MemSpecLimit= when "
+		"given. systemd: drop-ins keeping system services on the reserved CPUs (CPUAffinity= "
+		"for the manager, AllowedCPUs= for system.slice, user.slice and init.scope).",
 		NULL, NULL, NULL
 	};
 	struct export_args a = { .policy = -1 };
@@ -186,6 +387,12 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_OUTPUT);
 	pool_open(&p, c, 0);
+	if (!strcmp(a.format, "slurm")) {
+		/* a node without reserved CPUs is still a node: no CpuSpecList= then */
+		export_slurm(&p, &a);
+		pool_close(&p);
+		return RM_EXIT_SUCCESS;
+	}
 	if (hwloc_bitmap_iszero(p.reserved))
 		rm_usage_errx("no CPUs are reserved: run 'rm-cpuset reserve' first (the kubelet's "
 			      "static policy needs reserved CPUs)");

@@ -14,7 +14,7 @@ static const struct rm_command commands[] = {
 	{ "run", cmd_run, "run a command on its own CPUs or the shared pool" },
 	{ "apply", cmd_apply, "make the cgroups match the state" },
 	{ "gc", cmd_gc, "release allocations whose run process is gone" },
-	{ "export", cmd_export, "kubelet or systemd configuration" },
+	{ "export", cmd_export, "kubelet, Slurm or systemd configuration" },
 	{ "accept-topology", cmd_accept_topology, "adopt changed CPUs, keep what fits" },
 	{ "mount-resctrl", cmd_mount_resctrl, "mount resctrl for L3 ways and memory bandwidth" },
 	{ NULL, NULL, NULL },

@@ -14,6 +14,7 @@
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "rm-devices.h"
+#include "slurm.h"
 #include "topology.h"
 #include "xalloc.h"
 
@@ -283,7 +284,6 @@ static void write_gres(FILE *f, const struct export *x)
 	for (size_t i = 0; i < x->n; i++) {
 		const struct rm_device *d = x->sel[i];
 		char *type = gres_type(d), *list;
-		hwloc_obj_t core = NULL;
 
 		if (!d->nnodes) {
 			warnx("%s has no device node; left out", d->addr);
@@ -296,10 +296,7 @@ static void write_gres(FILE *f, const struct export *x)
 		fprintf(f, " File=%s", d->nodes[0].path);
 		/* local CPUs that are every CPU (no NUMA node) say nothing: no Cores= */
 		if (d->cpus && d->numa >= 0 && !hwloc_bitmap_isincluded(online, d->cpus)) {
-			hwloc_bitmap_zero(cores);
-			while ((core = hwloc_get_next_obj_by_type(x->t->topo, HWLOC_OBJ_CORE, core)))
-				if (hwloc_bitmap_intersects(core->cpuset, d->cpus))
-					hwloc_bitmap_set(cores, core->logical_index);
+			rm_slurm_cores(x->t->topo, d->cpus, cores);
 			if (!hwloc_bitmap_iszero(cores)) {
 				list = rm_cpulist_format(cores);
 				fprintf(f, " Cores=%s", list);
