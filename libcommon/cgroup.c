@@ -344,50 +344,15 @@ int rm_cgroups_read(const struct rm_cgroups *cg, const char *name, hwloc_bitmap_
 	return rc < 0 ? -1 : 1;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int rm_cgroups_children(const struct rm_cgroups *cg, char ***names, char **errmsg)
 {
-	DIR *d = opendir(cg->parent);
-	struct dirent *e;
-	size_t n = 0, cap = 8;
+	int n = rm_kernfs_subdirs(cg->parent, FILES, NULL, names);
 
-	*names = NULL;
-	if (!d) {
-		if (errno == ENOENT)
-			return 0;
+	if (n < 0 && errno == ENOENT)
+		return 0;
+	if (n < 0)
 		*errmsg = xasprintf("cannot read %s: %s", cg->parent, strerror(errno));
-		return -1;
-	}
-	*names = xmalloc(cap * sizeof(**names));
-	while ((e = readdir(d))) {
-		char *path;
-		bool dir;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		path = xasprintf("%s/%s", cg->parent, e->d_name);
-		dir = rm_kernfs_is_dir(path, FILES);
-		free(path);
-		if (!dir)
-			continue;
-		if (n == cap)
-			*names = xrealloc(*names, (cap *= 2) * sizeof(**names));
-		(*names)[n++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	qsort(*names, n, sizeof(**names), cmp_names);
-	return (int)n;
-}
-
-static void free_names(char **names, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	return n;
 }
 
 /* ---- changing, with an undo log ---- */
@@ -865,7 +830,7 @@ int rm_cgroups_sync(struct rm_cgroups *cg, const struct rm_cgroup_want *want, si
 	}
 	rm_kernfs_log_free(&s.log);
 out:
-	free_names(names, nnames);
+	rm_kernfs_names_free(names, nnames);
 	return rc;
 }
 
@@ -897,7 +862,7 @@ int rm_cgroups_remove_parent(struct rm_cgroups *cg, char **errmsg)
 
 	if (n < 0)
 		return -1;
-	free_names(names, n);
+	rm_kernfs_names_free(names, n);
 	if (n > 0 || !rm_kernfs_is_dir(cg->parent, FILES))
 		return 0;
 	/* the root's "+cpuset" (v2) stays: other cgroups may have come to rely on it */

@@ -365,9 +365,7 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 	/* the parent goes with its last child; "+hugetlb" in the root stays, as "+cpuset" does */
 	if ((n = rm_hugetlb_owners(h, &names, errmsg)) < 0)
 		return -1;
-	for (int i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	rm_kernfs_names_free(names, n);
 	if (n == 0 && rm_kernfs_is_dir(h->parent, FILES) && rmdir(h->parent) < 0 &&
 	    errno != EBUSY && errno != ENOTEMPTY) {
 		*errmsg = xasprintf("cannot remove %s: %s", h->parent, strerror(errno));
@@ -376,43 +374,15 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 	return 0;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int rm_hugetlb_owners(const struct rm_hugetlb *h, char ***names, char **errmsg)
 {
-	DIR *d = opendir(h->parent);
-	struct dirent *e;
-	size_t n = 0, cap = 8;
+	int n = rm_kernfs_subdirs(h->parent, FILES, NULL, names);
 
-	*names = NULL;
-	if (!d) {
-		if (errno == ENOENT)
-			return 0;
+	if (n < 0 && errno == ENOENT)
+		return 0;
+	if (n < 0)
 		*errmsg = xasprintf("cannot read %s: %s", h->parent, strerror(errno));
-		return -1;
-	}
-	*names = xmalloc(cap * sizeof(**names));
-	while ((e = readdir(d))) {
-		char *path;
-		bool dir;
-
-		if (e->d_name[0] == '.')
-			continue;
-		path = xasprintf("%s/%s", h->parent, e->d_name);
-		dir = rm_kernfs_is_dir(path, FILES);
-		free(path);
-		if (!dir)
-			continue;
-		if (n == cap)
-			*names = xrealloc(*names, (cap *= 2) * sizeof(**names));
-		(*names)[n++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	qsort(*names, n, sizeof(**names), cmp_names);
-	return (int)n;
+	return n;
 }
 
 int rm_hugetlb_attach(const char *owner, pid_t pid, char **errmsg)

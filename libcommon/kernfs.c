@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -123,6 +124,47 @@ bool rm_kernfs_list_has(const char *dir, const char *file, const char *word, int
 		found = !strcmp(tok, word);
 	free(s);
 	return found;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int rm_kernfs_subdirs(const char *dir, int flags, bool (*keep)(const char *), char ***names)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	*names = NULL;
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char *path;
+		bool is_dir;
+
+		if (e->d_name[0] == '.' || (keep && !keep(e->d_name)))
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		is_dir = rm_kernfs_is_dir(path, flags);
+		free(path);
+		if (!is_dir)
+			continue;
+		*names = xrealloc(*names, (n + 1) * sizeof(**names));
+		(*names)[n++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(*names, n, sizeof(**names), cmp_names);
+	return n;
+}
+
+void rm_kernfs_names_free(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 /* ---- the undo log ---- */

@@ -34,6 +34,11 @@ bool rm_kernfs_is_dir(const char *path, int flags);
  * unreadable. */
 bool rm_kernfs_list_has(const char *dir, const char *file, const char *word, int flags);
 
+/* The subdirectories of DIR whose names pass KEEP (NULL: all), hidden ones left out, sorted, in
+ * *NAMES (rm_kernfs_names_free). Their number, or -1 with errno when DIR cannot be read. */
+int rm_kernfs_subdirs(const char *dir, int flags, bool (*keep)(const char *), char ***names);
+void rm_kernfs_names_free(char **names, int n);
+
 /* ---- an undo log ---- */
 
 enum rm_kernfs_undo_kind {

@@ -180,54 +180,12 @@ const char *rm_resctrl_unit_name(enum rm_resctrl_unit unit)
 	return unit == RM_RESCTRL_MBPS ? "MBps" : unit == RM_RESCTRL_AMD ? "GBps/8" : "percent";
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The subdirectories of DIR whose names pass KEEP (NULL: all), sorted; -1 with errno. */
-static int list_dirs(const char *dir, bool (*keep)(const char *), char ***names)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t n = 0;
-
-	*names = NULL;
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		char *path;
-		bool ok;
-
-		if (e->d_name[0] == '.' || (keep && !keep(e->d_name)))
-			continue;
-		path = xasprintf("%s/%s", dir, e->d_name);
-		ok = rm_kernfs_is_dir(path, FILES);
-		free(path);
-		if (!ok)
-			continue;
-		*names = xrealloc(*names, (n + 1) * sizeof(**names));
-		(*names)[n++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	if (n)
-		qsort(*names, n, sizeof(**names), cmp_str);
-	return (int)n;
-}
-
-static void free_names(char **names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 /* The domains of a monitoring resource: mon_data/mon_L3_00 ... for L3_MON. */
 static void mon_domains(struct rm_resctrl *rc, struct rm_resctrl_res *r)
 {
 	char *dir = xasprintf("%s/mon_data", rc->root), **names, *prefix;
 	size_t len = strlen(r->name) - 4; /* without "_MON" */
-	int n = list_dirs(dir, NULL, &names);
+	int n = rm_kernfs_subdirs(dir, FILES, NULL, &names);
 
 	prefix = xasprintf("mon_%.*s_", (int)len, r->name);
 	for (int i = 0; i < n; i++) {
@@ -242,7 +200,7 @@ static void mon_domains(struct rm_resctrl *rc, struct rm_resctrl_res *r)
 		r->domains = xrealloc(r->domains, (r->ndomains + 1) * sizeof(*r->domains));
 		r->domains[r->ndomains++] = (unsigned)id;
 	}
-	free_names(names, n > 0 ? (size_t)n : 0);
+	rm_kernfs_names_free(names, n);
 	free(prefix);
 	free(dir);
 }
@@ -354,7 +312,7 @@ int rm_resctrl_open(struct rm_resctrl *rc, const char *root, char **errmsg)
 		free(info);
 		return 0;
 	}
-	if ((n = list_dirs(info, NULL, &names)) < 0) {
+	if ((n = rm_kernfs_subdirs(info, FILES, NULL, &names)) < 0) {
 		*errmsg = xasprintf("cannot read %s: %s", info, strerror(errno));
 		free(info);
 		return -1;
@@ -608,7 +566,7 @@ int rm_resctrl_groups(const struct rm_resctrl *rc, struct rm_resctrl_group **gro
 {
 	struct rm_resctrl_group *groups;
 	char **names;
-	int n = list_dirs(rc->root, is_group_name, &names);
+	int n = rm_kernfs_subdirs(rc->root, FILES, is_group_name, &names);
 
 	*groupsp = NULL;
 	*np = 0;
@@ -1549,13 +1507,13 @@ int rm_resctrl_sync(struct rm_resctrl *rc, const struct rm_resctrl_want *want, s
 	if (!n) {
 		/* nothing wanted: only ours to remove, if any (no other write without them) */
 		char **names;
-		int k = rc->mounted ? list_dirs(rc->root, is_group_name, &names) : 0;
+		int k = rc->mounted ? rm_kernfs_subdirs(rc->root, FILES, is_group_name, &names) : 0;
 		bool ours = false;
 
 		for (int i = 0; i < k; i++)
 			ours = ours || is_ours(names[i]);
 		if (k > 0)
-			free_names(names, (size_t)k);
+			rm_kernfs_names_free(names, k);
 		if (k >= 0 && !ours)
 			return 0;
 	}
@@ -1654,7 +1612,7 @@ int rm_resctrl_mon_read(const struct rm_resctrl *rc, const char *group, const ch
 		free(dir);
 		return rc_;
 	}
-	if ((n = list_dirs(dir, NULL, &names)) <= 0) {
+	if ((n = rm_kernfs_subdirs(dir, FILES, NULL, &names)) <= 0) {
 		*errmsg = n < 0 ? xasprintf("cannot read %s: %s", dir, strerror(errno)) :
 				  xasprintf("no L3 monitoring domains in %s", dir);
 		free(dir);
@@ -1670,7 +1628,7 @@ int rm_resctrl_mon_read(const struct rm_resctrl *rc, const char *group, const ch
 			*value += v;
 		free(path);
 	}
-	free_names(names, n);
+	rm_kernfs_names_free(names, n);
 	free(dir);
 	return rc_;
 }
@@ -1691,7 +1649,7 @@ static bool lists_task(const char *text, pid_t tid)
 int rm_resctrl_task_group(const struct rm_resctrl *rc, pid_t tid, char **group, char **errmsg)
 {
 	char **names;
-	int n = list_dirs(rc->root, is_group_name, &names);
+	int n = rm_kernfs_subdirs(rc->root, FILES, is_group_name, &names);
 
 	*group = NULL;
 	if (n < 0) {
@@ -1708,7 +1666,7 @@ int rm_resctrl_task_group(const struct rm_resctrl *rc, pid_t tid, char **group, 
 		free(text);
 		free(path);
 	}
-	free_names(names, (size_t)n);
+	rm_kernfs_names_free(names, n);
 	if (!*group)
 		*group = xstrdup("");
 	return 0;
