@@ -698,25 +698,26 @@ int rm_hugepages_set_overcommit(const struct rm_hugepages *hp, size_t size, uint
 		rc = e == EINVAL ? -2 : -1;
 		goto out;
 	}
-	if (rm_hugepages_read_overcommit(hp, size, got, errmsg) < 0)
-		goto out;
-	if (*got != count) {
-		char *ps = rm_size_format(hp->sizes[size]);
+	if (rm_hugepages_read_overcommit(hp, size, got, errmsg) == 0) {
+		char *ps;
 
+		if (*got == count) {
+			rc = 0;
+			goto out;
+		}
+		ps = rm_size_format(hp->sizes[size]);
 		*errmsg = xasprintf("the overcommit of %s pages reads back %" PRIu64 " after writing "
 				    "%" PRIu64 ": '%s'", ps, *got, count, full);
 		free(ps);
-		snprintf(old, sizeof(old), "%" PRIu64, before);
-		if ((e = rm_kernfs_write(full, old, RM_KERNFS_TRUNC))) {
-			char *m = xasprintf("%s; writing back %s failed: %s", *errmsg, old,
-					    strerror(e));
-
-			free(*errmsg);
-			*errmsg = m;
-		}
-		goto out;
 	}
-	rc = 0;
+	/* read back wrong or not at all: the value before goes back */
+	snprintf(old, sizeof(old), "%" PRIu64, before);
+	if ((e = rm_kernfs_write(full, old, RM_KERNFS_TRUNC))) {
+		char *m = xasprintf("%s; writing back %s failed: %s", *errmsg, old, strerror(e));
+
+		free(*errmsg);
+		*errmsg = m;
+	}
 out:
 	free(full);
 	return rc;

@@ -155,8 +155,8 @@ int rm_hugepages_read_overcommit(const struct rm_hugepages *hp, size_t size, uin
 				 char **errmsg);
 
 /* Write COUNT to the overcommit of SIZE and read it back into *GOT. 0; -1 with *ERRMSG (the
- * write failed, or read back another value: then the value before is written back); -2 with
- * *ERRMSG when the kernel refuses the size (EINVAL). */
+ * write failed, or the read back failed or gave another value: then the value before is written
+ * back); -2 with *ERRMSG when the kernel refuses the size (EINVAL). */
 int rm_hugepages_set_overcommit(const struct rm_hugepages *hp, size_t size, uint64_t count,
 				uint64_t *got, char **errmsg);
 

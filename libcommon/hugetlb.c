@@ -2,7 +2,6 @@
 /* Hugetlb cgroup limits for owners below the rmtools parent, on cgroup v1 or the unified hierarchy. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,7 +17,7 @@
 
 /*
  * cgroupfs is read and written directly, as in cgroup.c, so that tests can run against trees
- * under $RM_CGROUP_ROOT. Writes made by one call are logged and undone on its failure.
+ * under $RM_CGROUP_ROOT. Changes are logged (rm_kernfs_log) and undone on a failure.
  */
 
 /* v1 reads this (PAGE_COUNTER_MAX pages, rounded) for "no limit"; anything this large is none. */
@@ -339,16 +338,22 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 		return 0;
 	}
 	if (h->cpuset) {
-		/* rm-cpuset's cgroup: lift the limits, leave the cgroup */
+		/* rm-cpuset's cgroup: lift the limits of every size or none, leave the cgroup */
+		struct rm_kernfs_log lg = { .flags = FILES };
+
 		for (size_t i = 0; i < nsizes && rc == 0; i++) {
 			char *f = limit_file(h, page_sizes[i], false, false), *p;
 
 			p = xasprintf("%s/%s", dir, f);
 			if (rm_kernfs_exists(p, FILES))
-				rc = rm_hugetlb_set(h, owner, page_sizes[i], false, 0, errmsg);
+				rc = rm_hugetlb_set_logged(h, owner, page_sizes[i], false, 0, &lg,
+							   errmsg);
 			free(p);
 			free(f);
 		}
+		if (rc < 0)
+			rm_kernfs_undo(&lg, errmsg);
+		rm_kernfs_log_free(&lg);
 		free(dir);
 		return rc < 0 ? -1 : 0;
 	}

@@ -364,3 +364,61 @@ bad_conf() {
 	assert_equal "$(cat /sys/fs/cgroup/unified/rmtools.slice/"$owner"/hugetlb.2MB.max)" 8388608
 	run -0 rm-hugepages limit "$owner" --remove
 }
+
+@test "overcommit +COUNT: a current value too large to add to is refused, nothing changed" {
+	make_tree "$ROOT" 0:8G
+	echo 18446744073709551615 >"$OC2"
+	run -2 --separate-stderr rm-hugepages --sysroot "$ROOT" overcommit 2M +1
+	assert_equal "$stderr" "rm-hugepages: count too large: '+1'"
+	assert_equal "$(cat "$OC2")" 18446744073709551615
+}
+
+# A unified hierarchy that also holds cpuset, with rm-cpuset's cgroup of owner web.
+cpuset_tree() {
+	local f
+	CGROOT=$BATS_TEST_TMPDIR/cg2
+	CG=$CGROOT/unified/rmtools.slice/web
+	mkdir -p "$CG"
+	echo 'cpuset hugetlb' >"$CGROOT/unified/cgroup.controllers"
+	echo +hugetlb >"$CGROOT/unified/cgroup.subtree_control"
+	echo +hugetlb >"$CGROOT/unified/rmtools.slice/cgroup.subtree_control"
+	for f in hugetlb.2MB hugetlb.1GB; do
+		echo max >"$CG/$f.max"
+		echo max >"$CG/$f.rsvd.max"
+		echo 0 >"$CG/$f.current"
+		echo 0 >"$CG/$f.rsvd.current"
+	done
+	: >"$CG/cgroup.procs"
+	export RM_CGROUP_ROOT=$CGROOT
+}
+
+@test "limit --dry-run refuses an owner without an rm-cpuset cgroup as the run does" {
+	make_tree "$ROOT" 0:8G
+	cpuset_tree
+	run -2 --separate-stderr rm-hugepages --sysroot "$ROOT" limit db 2M 2 --dry-run
+	assert_equal "$output" ""
+	[[ $stderr == "rm-hugepages: no rm-cpuset owner of that name: 'db' "* ]]
+	run -0 rm-hugepages --sysroot "$ROOT" limit web 2M 2 --dry-run -o limit
+	assert_output 'limit=4MiB'
+}
+
+@test "limit --remove in rm-cpuset's cgroup lifts every size's limit or none" {
+	make_tree "$ROOT" 0:8G
+	cpuset_tree
+	run -0 rm-hugepages --sysroot "$ROOT" limit web 2M 2 -o limit
+	assert_equal "$(cat "$CG/hugetlb.2MB.max")" 4194304
+	# the 1 GiB limit cannot be read: the 2 MiB one, lifted first, is put back
+	rm "$CG/hugetlb.1GB.max"
+	mkdir "$CG/hugetlb.1GB.max"
+	run -1 --separate-stderr rm-hugepages --sysroot "$ROOT" limit web --remove
+	assert_equal "$stderr" "rm-hugepages: cannot read $CG/hugetlb.1GB.max: Is a directory"
+	assert_equal "$(cat "$CG/hugetlb.2MB.max")" 4194304
+}
+
+@test "apply: a control byte in a line is shown escaped, the message stays one line" {
+	make_tree "$ROOT" 0:8G
+	cgroup_tree
+	bad_conf $'limit a\rb' "1:1: missing the page size after the owner: 'a\\x0db'"
+	bad_conf $'overcommit 2\rM' "1:1: missing the count or amount after the size: '2\\x0dM'"
+	bad_conf $'mount /a\rb' "1:1: missing size=: '/a\\x0db'"
+}

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdint.h>
@@ -181,8 +180,8 @@ static void export_kubelet(struct pool *p, struct export_args *a, const char *re
 static int write_atomic(const char *path, const char *text, char **errmsg)
 {
 	char *dir = xstrdup(path), *base = xstrdup(path), *tmp;
-	size_t len = strlen(text);
-	int fd, saved;
+	size_t len = strlen(text), done = 0;
+	int fd, saved = 0;
 
 	tmp = xasprintf("%s/.%s.XXXXXX", dirname(dir), basename(base));
 	free(dir);
@@ -192,8 +191,19 @@ static int write_atomic(const char *path, const char *text, char **errmsg)
 		free(tmp);
 		return -1;
 	}
-	if (fchmod(fd, 0644) || write(fd, text, len) != (ssize_t)len || fsync(fd)) {
+	if (fchmod(fd, 0644))
 		saved = errno;
+	/* a short write is no error by itself: write the rest, which fails with the reason */
+	while (!saved && done < len) {
+		ssize_t w = write(fd, text + done, len - done);
+
+		if (w > 0)
+			done += (size_t)w;
+		else if (w == 0 || errno != EINTR)
+			saved = w ? errno : EIO;
+	}
+	if (saved || fsync(fd)) {
+		saved = saved ? saved : errno;
 		close(fd);
 	} else if (close(fd) || rename(tmp, path)) {
 		saved = errno;

@@ -140,9 +140,19 @@ static void plan_fail(struct plan *p, unsigned line, unsigned col, char *msg)
 	free(msg);
 }
 
-static char *show(const char *s)
+/* plan_fail with FMT's one %s the SUBJECT as records show it (quoted when it needs to be). FMT
+ * is one of the literals below, checked there by the format attribute. */
+__attribute__((format(printf, 4, 0)))
+static void fail_shown(struct plan *p, unsigned line, unsigned col, const char *fmt,
+		       const char *subject)
 {
-	return rm_record_show(s, strlen(s));
+	char *x = rm_record_show(subject, strlen(subject));
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	plan_fail(p, line, col, xasprintf(fmt, x));
+#pragma GCC diagnostic pop
+	free(x);
 }
 
 /* "key=value" of TOK: the key is cut off in place; *VALUE and its column. -1 when no '='. */
@@ -177,13 +187,9 @@ static void page_line(struct plan *p, unsigned line, struct tok *toks, int n)
 		unsigned vcol;
 		char *key;
 
-		if (split_kv(&toks[i], &value, &vcol) < 0) {
-			char *x = show(toks[i].text);
-
-			plan_fail(p, line, toks[i].col, xasprintf("expected key=value: '%s'", x));
-			free(x);
-			return;
-		}
+		if (split_kv(&toks[i], &value, &vcol) < 0)
+			return fail_shown(p, line, toks[i].col, "expected key=value: '%s'",
+					  toks[i].text);
 		key = toks[i].text;
 		if (!strcmp(key, "node") && !node) {
 			node = value;
@@ -195,38 +201,25 @@ static void page_line(struct plan *p, unsigned line, struct tok *toks, int n)
 		} else if (!strcmp(key, "spread") && (!strcmp(value, "yes") || !strcmp(value, "no"))) {
 			spread = !strcmp(value, "yes");
 		} else if (!strcmp(key, "spread")) {
-			char *x = show(value);
-
-			plan_fail(p, line, vcol, xasprintf("invalid spread (yes or no): '%s'", x));
-			free(x);
-			return;
+			return fail_shown(p, line, vcol, "invalid spread (yes or no): '%s'", value);
 		} else if (!strcmp(key, "node") || !strcmp(key, "count") || !strcmp(key, "amount")) {
 			plan_fail(p, line, toks[i].col,
 				  xasprintf("given twice: '%s'", strcmp(key, "node") ? "count or amount"
 										  : key));
 			return;
 		} else {
-			char *x = show(key);
-
-			plan_fail(p, line, toks[i].col, xasprintf("unknown key: '%s' (node, count, "
-								  "amount, spread)", x));
-			free(x);
-			return;
+			return fail_shown(p, line, toks[i].col,
+					  "unknown key: '%s' (node, count, amount, spread)", key);
 		}
 	}
 	if (!count)
 		return plan_fail(p, line, toks[0].col, xasprintf("missing count= or amount=: '%s'",
 								 toks[0].text));
 	/* count= is a number of pages, amount= a size with its unit */
-	if (count[0] != '+' && (is_amount == !count[strspn(count, "0123456789")])) {
-		char *x = show(count);
-
-		plan_fail(p, line, count_col,
-			  xasprintf(is_amount ? "invalid amount (a size such as 8GiB): '%s'"
-					      : "invalid count (a number of pages): '%s'", x));
-		free(x);
-		return;
-	}
+	if (count[0] != '+' && (is_amount == !count[strspn(count, "0123456789")]))
+		return fail_shown(p, line, count_col,
+				  is_amount ? "invalid amount (a size such as 8GiB): '%s'"
+					    : "invalid count (a number of pages): '%s'", count);
 	if (rm_hugepages_parse_count(count, hp->sizes[size], &pages, &relative, &msg) < 0)
 		return plan_fail(p, line, count_col, msg);
 	if (relative)
@@ -241,19 +234,20 @@ static void page_line(struct plan *p, unsigned line, struct tok *toks, int n)
 	else
 		for (long w = 0; w < nwhich; w++)
 			each[w] = pages;
-	for (long w = 0; w < nwhich && !p->err; w++) {
-		for (size_t k = 0; k < p->nt; k++)
-			if (p->t[k].size == size && p->t[k].node == which[w]) {
-				char *ps = rm_size_format(hp->sizes[size]);
+	for (long w = 0; w < nwhich; w++) {
+		size_t k = 0;
 
-				plan_fail(p, line, node ? node_col : toks[0].col,
-					  xasprintf("%s pages of node %u are set on line %u already",
-						    ps, hp->nodes[which[w]].id, p->tline[k]));
-				free(ps);
-				break;
-			}
-		if (p->err)
+		while (k < p->nt && !(p->t[k].size == size && p->t[k].node == which[w]))
+			k++;
+		if (k < p->nt) {
+			char *ps = rm_size_format(hp->sizes[size]);
+
+			plan_fail(p, line, node ? node_col : toks[0].col,
+				  xasprintf("%s pages of node %u are set on line %u already", ps,
+					    hp->nodes[which[w]].id, p->tline[k]));
+			free(ps);
 			break;
+		}
 		p->t = xrealloc(p->t, (p->nt + 1) * sizeof(*p->t));
 		p->tline = xrealloc(p->tline, (p->nt + 1) * sizeof(*p->tline));
 		memset(&p->t[p->nt], 0, sizeof(*p->t));
@@ -280,25 +274,16 @@ static void mount_line(struct plan *p, unsigned line, struct tok *toks, int n)
 
 	if (n < 2)
 		return plan_fail(p, line, toks[0].col, xstrdup("missing the mount point: 'mount'"));
-	if (toks[1].text[0] != '/' || strchr(toks[1].text, '=')) {
-		char *x = show(toks[1].text);
-
-		plan_fail(p, line, toks[1].col, xasprintf("not an absolute path: '%s'", x));
-		free(x);
-		return;
-	}
+	if (toks[1].text[0] != '/' || strchr(toks[1].text, '='))
+		return fail_shown(p, line, toks[1].col, "not an absolute path: '%s'", toks[1].text);
 	for (int i = 2; i < n; i++) {
 		unsigned vcol;
 		char *key;
 		int rc = 0;
 
-		if (split_kv(&toks[i], &value, &vcol) < 0) {
-			char *x = show(toks[i].text);
-
-			plan_fail(p, line, toks[i].col, xasprintf("expected key=value: '%s'", x));
-			free(x);
-			return;
-		}
+		if (split_kv(&toks[i], &value, &vcol) < 0)
+			return fail_shown(p, line, toks[i].col, "expected key=value: '%s'",
+					  toks[i].text);
 		key = toks[i].text;
 		if ((!strcmp(key, "size") && have_size) || (!strcmp(key, "uid") && r.have_uid) ||
 		    (!strcmp(key, "gid") && r.have_gid) || (!strcmp(key, "mode") && r.have_mode) ||
@@ -321,19 +306,14 @@ static void mount_line(struct plan *p, unsigned line, struct tok *toks, int n)
 			max = value;
 			max_col = vcol;
 		} else {
-			char *x = show(key);
-
-			plan_fail(p, line, toks[i].col, xasprintf("unknown key: '%s' (size, uid, gid, "
-								  "mode, max_size)", x));
-			free(x);
-			return;
+			return fail_shown(p, line, toks[i].col,
+					  "unknown key: '%s' (size, uid, gid, mode, max_size)", key);
 		}
 		if (rc < 0)
 			return plan_fail(p, line, vcol, msg);
 	}
 	if (!have_size)
-		return plan_fail(p, line, toks[0].col,
-				 xasprintf("missing size=: '%s'", toks[1].text));
+		return fail_shown(p, line, toks[0].col, "missing size=: '%s'", toks[1].text);
 	if (max) {
 		r.have_max = true;
 		if (hp_parse_max_size(max, r.page_size, &r.max_size, &msg) < 0)
@@ -344,8 +324,11 @@ static void mount_line(struct plan *p, unsigned line, struct tok *toks, int n)
 		r.dir[--len] = '\0';
 	for (size_t k = 0; k < p->nm; k++)
 		if (!strcmp(p->m[k].r.dir, r.dir)) {
+			char *x = rm_record_show(r.dir, strlen(r.dir));
+
 			plan_fail(p, line, toks[1].col,
-				  xasprintf("mounted on line %u already: '%s'", p->m[k].line, r.dir));
+				  xasprintf("mounted on line %u already: '%s'", p->m[k].line, x));
+			free(x);
 			free(r.dir);
 			return;
 		}
@@ -360,13 +343,9 @@ static void mount_line(struct plan *p, unsigned line, struct tok *toks, int n)
 /* Refuse the words after the last one a line takes: -1 with P->err. */
 static int no_more(struct plan *p, unsigned line, struct tok *toks, int n, int max)
 {
-	char *x;
-
 	if (n <= max)
 		return 0;
-	x = show(toks[max].text);
-	plan_fail(p, line, toks[max].col, xasprintf("unexpected word: '%s'", x));
-	free(x);
+	fail_shown(p, line, toks[max].col, "unexpected word: '%s'", toks[max].text);
 	return -1;
 }
 
@@ -382,9 +361,8 @@ static void overcommit_line(struct plan *p, unsigned line, struct tok *toks, int
 		return plan_fail(p, line, toks[0].col,
 				 xstrdup("missing the page size: 'overcommit'"));
 	if (n < 3)
-		return plan_fail(p, line, toks[0].col,
-				 xasprintf("missing the count or amount after the size: '%s'",
-					   toks[1].text));
+		return fail_shown(p, line, toks[0].col,
+				  "missing the count or amount after the size: '%s'", toks[1].text);
 	if (no_more(p, line, toks, n, 3) < 0)
 		return;
 	if (rm_hugepages_parse_size(hp, toks[1].text, &o.size, &msg) < 0)
@@ -419,29 +397,23 @@ static void limit_line(struct plan *p, unsigned line, struct tok *toks, int n)
 				.limited = true };
 	const char *amount;
 	uint64_t pages = 0;
-	char *msg = NULL, *x;
+	char *msg = NULL;
 	bool relative = false;
 
 	if (n < 2)
 		return plan_fail(p, line, toks[0].col, xstrdup("missing the owner: 'limit'"));
 	if (n < 3)
-		return plan_fail(p, line, toks[0].col,
-				 xasprintf("missing the page size after the owner: '%s'",
-					   toks[1].text));
+		return fail_shown(p, line, toks[0].col, "missing the page size after the owner: '%s'",
+				  toks[1].text);
 	if (n < 4)
-		return plan_fail(p, line, toks[0].col,
-				 xasprintf("missing COUNT, AMOUNT or max after the size: '%s'",
-					   toks[2].text));
+		return fail_shown(p, line, toks[0].col,
+				  "missing COUNT, AMOUNT or max after the size: '%s'", toks[2].text);
 	if (no_more(p, line, toks, n, 4) < 0)
 		return;
-	if (!rm_name_valid(toks[1].text) || !strcmp(toks[1].text, "shared")) {
-		x = show(toks[1].text);
-		plan_fail(p, line, toks[1].col,
-			  xasprintf("invalid owner name: '%s'%s", x, rm_name_valid(toks[1].text)
-				    ? " names rm-cpuset's shared pool" : ""));
-		free(x);
-		return;
-	}
+	if (!rm_name_valid(toks[1].text) || !strcmp(toks[1].text, "shared"))
+		return fail_shown(p, line, toks[1].col, rm_name_valid(toks[1].text)
+				  ? "invalid owner name: '%s' names rm-cpuset's shared pool"
+				  : "invalid owner name: '%s'", toks[1].text);
 	if (rm_hugepages_parse_size(hp, toks[2].text, &l.size, &msg) < 0)
 		return plan_fail(p, line, toks[2].col, msg);
 	amount = toks[3].text;
@@ -449,13 +421,9 @@ static void limit_line(struct plan *p, unsigned line, struct tok *toks, int n)
 		l.limited = false;
 	else if (rm_hugepages_parse_count(amount, hp->sizes[l.size], &pages, &relative, &msg) < 0)
 		return plan_fail(p, line, toks[3].col, msg);
-	if (relative) {
-		x = show(amount);
-		plan_fail(p, line, toks[3].col,
-			  xasprintf("invalid limit (a count, an amount or max): '%s'", x));
-		free(x);
-		return;
-	}
+	if (relative)
+		return fail_shown(p, line, toks[3].col,
+				  "invalid limit (a count, an amount or max): '%s'", amount);
 	l.bytes = pages * hp->sizes[l.size];
 	for (size_t k = 0; k < p->nlm; k++)
 		if (p->lm[k].size == l.size && !strcmp(p->lm[k].owner, toks[1].text)) {
@@ -722,7 +690,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 	const char *env = getenv("RM_CONFIG_DIR"), *root;
 	char *file = NULL, *msg = NULL, *path = NULL;
 	FILE *f;
-	int status = RM_EXIT_SUCCESS, rc, lock = -1;
+	int status = RM_EXIT_SUCCESS, rc, lock = -1, err;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	if (c->out.list_columns) {
@@ -744,10 +712,11 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		goto out;
 	}
 	rc = read_plan(&p, f);
+	err = errno;
 	if (f != stdin)
 		fclose(f);
 	if (rc < 0 && !p.err) {
-		hp_msg("cannot read %s: %s", file, strerror(errno));
+		hp_msg("cannot read %s: %s", p.file, strerror(err));
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
@@ -803,44 +772,29 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		print_result(c, &p, true);
 		goto out;
 	}
-	if (rm_hugepages_check_writable(&hp, p.t, p.nt, &path) < 0) {
-		if (hp_permission_error(errno))
-			hp_msg("applying needs root");
-		else
-			hp_msg("cannot write %s: %s", path, strerror(errno));
-		status = RM_EXIT_FAILURE;
-		goto out;
-	}
+	/* what this run writes must be writable: PATH says which is not, with errno */
+	if (rm_hugepages_check_writable(&hp, p.t, p.nt, &path) < 0)
+		goto unwritable;
 	for (size_t k = 0; k < p.noc; k++) {
-		char *rel, *full;
+		char *rel;
 
 		if (p.oc[k].want == p.oc[k].before)
 			continue;
 		rel = rm_hugepages_node_file(&hp, p.oc[k].size, SIZE_MAX, "nr_overcommit_hugepages");
-		full = rm_sysfs_path(hp.sysroot, rel);
+		path = rm_sysfs_path(hp.sysroot, rel);
 		free(rel);
-		if (access(full, W_OK) < 0) {
-			if (hp_permission_error(errno))
-				hp_msg("applying needs root");
-			else
-				hp_msg("cannot write %s: %s", full, strerror(errno));
-			free(full);
-			status = RM_EXIT_FAILURE;
-			goto out;
-		}
-		free(full);
+		if (access(path, W_OK) < 0)
+			goto unwritable;
+		free(path);
+		path = NULL;
 	}
 	for (size_t k = 0; k < p.nm; k++)
 		if (!p.m[k].already && geteuid() != 0) {
-			hp_msg("applying needs root");
-			status = RM_EXIT_FAILURE;
-			goto out;
+			errno = EPERM;
+			goto unwritable;
 		}
-	if (p.nlm && geteuid() != 0 && access(p.h.mount, W_OK) < 0 && hp_permission_error(errno)) {
-		hp_msg("applying needs root");
-		status = RM_EXIT_FAILURE;
-		goto out;
-	}
+	if (p.nlm && access(p.h.mount, W_OK) < 0 && hp_permission_error(errno))
+		goto unwritable;
 	struct rm_hp_set_opts opts = { .retries = RM_HP_RETRIES, .compact = !a.no_compact };
 	rc = rm_hugepages_set(&hp, p.t, p.nt, &opts, &msg);
 	if (rc == RM_HP_SET_SHORT) {
@@ -895,6 +849,13 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		}
 	}
 	print_result(c, &p, false);
+	goto out;
+unwritable:
+	if (hp_permission_error(errno))
+		hp_msg("applying needs root");
+	else
+		hp_msg("cannot write %s: %s", path, strerror(errno));
+	status = RM_EXIT_FAILURE;
 	goto out;
 usage:
 	hp_msg("%s", p.err);

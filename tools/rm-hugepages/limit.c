@@ -196,6 +196,9 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 			goto fail;
 		goto done;
 	}
+	/* the dry run refuses an owner as the run would */
+	if (!a.remove && rm_hugetlb_check(&h, a.owner, &msg) < 0)
+		goto usage;
 	if (a.dry_run) {
 		if (!a.remove) {
 			struct rm_hugetlb_limit l = {

@@ -102,7 +102,9 @@ int cmd_overcommit(int argc, char **argv, struct rm_common *c)
 		goto fail;
 	g.have_overcommit = true;
 	if (relative) {
-		if (pages > UINT64_MAX / hp.sizes[size] - g.overcommit) {
+		uint64_t most = UINT64_MAX / hp.sizes[size];
+
+		if (g.overcommit > most || pages > most - g.overcommit) {
 			msg = xasprintf("count too large: '%s'", a.count);
 			goto usage;
 		}
@@ -112,16 +114,16 @@ int cmd_overcommit(int argc, char **argv, struct rm_common *c)
 		g.overcommit = pages;
 		goto print;
 	}
-	rel = rm_hugepages_node_file(&hp, size, SIZE_MAX, "nr_overcommit_hugepages");
-	full = rm_sysfs_path(hp.sysroot, rel);
-	if (pages != g.overcommit && access(full, W_OK) < 0) {
-		if (hp_permission_error(errno))
-			msg = xstrdup("setting the overcommit needs root");
-		else
-			msg = xasprintf("cannot write %s: %s", full, strerror(errno));
-		goto fail;
-	}
 	if (pages != g.overcommit) {
+		rel = rm_hugepages_node_file(&hp, size, SIZE_MAX, "nr_overcommit_hugepages");
+		full = rm_sysfs_path(hp.sysroot, rel);
+		if (access(full, W_OK) < 0) {
+			if (hp_permission_error(errno))
+				msg = xstrdup("setting the overcommit needs root");
+			else
+				msg = xasprintf("cannot write %s: %s", full, strerror(errno));
+			goto fail;
+		}
 		rc = rm_hugepages_set_overcommit(&hp, size, pages, &got, &msg);
 		if (rc == -2) {
 			/* the kernel's word on a size found not gigantic above */
