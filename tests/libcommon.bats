@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Unit tests of libcommon's cpulist, size and record modules, through the tests/unit filters.
+# Unit tests of libcommon's cpulist, size, record and kernfs modules, through the tests/unit
+# programs.
 load test_helper
 
 cpulist() { "$RM_BUILDDIR/tests/unit/test-cpulist" "$@"; }
@@ -655,4 +656,12 @@ EOF
 	for i in $(seq 1 255); do
 		run -0 record roundtrip "x$(printf "\\x$(printf %02x "$i")")y"
 	done
+}
+
+# ---- kernfs: files of the kernel's pseudo file systems, on plain files ----
+
+@test "kernfs: reads, single writes, subdirectory listings and the undo log" {
+	run -0 "$RM_BUILDDIR/tests/unit/test-kernfs" "$BATS_TEST_TMPDIR"
+	assert_output --regexp '^[0-9]+ checks, 0 failed$'
+	[ "${output%% *}" -ge 40 ]
 }
