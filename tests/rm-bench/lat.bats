@@ -72,7 +72,7 @@ load bench_helper
 
 @test "lat: --neighbour copies memory on the other cores while the chain is followed" {
 	[ "$NCPUS" -ge 2 ] || skip "needs two CPUs"
-	run -0 rm-bench lat --cpu 0 --sizes 16K,64K --runs 1 --neighbour -o size,cpu,neighbour,neighbour_rate,ran_on
+	run -0 rm-bench lat --cpu 0 --sizes 16K,64K --runs 3 --neighbour -o size,cpu,neighbour,neighbour_rate,ran_on
 	assert_equal "${#lines[@]}" 2
 	assert_equal "$(field_of size=64KiB neighbour)" \
 		"$(rm-topo calc --not all "core:$(rm-topo cpus -o core --raw | head -n 1)")"
