@@ -753,6 +753,20 @@ int rm_class_match(const char *cls, const struct rm_record *dev, char **errmsg)
 	return rm_selector_match(c->sel, dev);
 }
 
+bool rm_class_uses(const char *cls, const char *field)
+{
+	const struct rm_classes *cl;
+	const struct rm_class *c;
+	char *msg = NULL;
+	int status;
+
+	if (!(cl = rm_classes_get(&msg, &status))) {
+		free(msg);
+		return false;
+	}
+	return (c = rm_classes_find(cl, cls)) && rm_selector_uses(c->sel, field);
+}
+
 void rm_classes_release(void)
 {
 	if (have_loaded)

@@ -98,6 +98,10 @@ void rm_classes_free(struct rm_classes *cl);
  */
 int rm_class_match(const char *cls, const struct rm_record *dev, char **errmsg);
 
+/* Whether the selector of class CLS reads FIELD (so that a caller reads it for the records it
+ * matches: memory asks NVML, RM_DEVICES_MEMORY); false when CLS does not load. */
+bool rm_class_uses(const char *cls, const char *field);
+
 /* The classes rm_class_match loaded (loading them first), or NULL with *ERRMSG and *STATUS (the
  * exit status). For callers that also need a class's count, policy or exclusive. */
 const struct rm_classes *rm_classes_get(char **errmsg, int *status);

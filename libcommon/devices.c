@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -767,6 +768,94 @@ static void lookup_names(struct rm_devices *devs)
 	}
 }
 
+/* ---- GPU memory from NVML ---- */
+
+/* The few parts of nvml.h used here; libnvidia-ml.so.1 is loaded when asked for, not linked. */
+typedef int nvml_return;                /* nvmlReturn_t: NVML_SUCCESS is 0 */
+typedef struct nvml_device *nvml_device; /* nvmlDevice_t */
+struct nvml_memory {                    /* nvmlMemory_t, in bytes */
+	unsigned long long total, free, used;
+};
+
+struct nvml {
+	void *lib;
+	nvml_return (*init)(void);
+	nvml_return (*shutdown)(void);
+	nvml_return (*by_bus_id)(const char *bus_id, nvml_device *dev);
+	nvml_return (*memory_info)(nvml_device dev, struct nvml_memory *mem);
+	const char *(*error_string)(nvml_return rc);
+};
+
+/* "cannot read GPU memory from NVML: FUNCTION: ERROR (CODE)", once per scan. */
+static void nvml_warn(const struct nvml *n, const char *what, const char *addr, nvml_return rc)
+{
+	const char *s = n->error_string ? n->error_string(rc) : NULL;
+
+	fprintf(stderr, "%s: warning: cannot read GPU memory from NVML: %s%s%s%s: %s (%d)\n",
+		program_invocation_short_name, what, addr ? ": '" : "", addr ? addr : "",
+		addr ? "'" : "", s ? s : "error", rc);
+}
+
+/* The memory of the nvidia driver's GPUs whose memory is unknown, as device plugins read it. */
+static void nvml_memory(struct rm_devices *devs)
+{
+	struct nvml n = { 0 };
+	size_t want = 0;
+	nvml_return rc;
+	bool warned = false;
+
+	for (size_t i = 0; i < devs->n; i++)
+		want += devs->dev[i].driver && !strcmp(devs->dev[i].driver, "nvidia") &&
+			!devs->dev[i].memory;
+	if (!want || !(n.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL)))
+		return; /* no NVML: the memory stays unknown */
+	*(void **)&n.init = dlsym(n.lib, "nvmlInit_v2");
+	*(void **)&n.shutdown = dlsym(n.lib, "nvmlShutdown");
+	*(void **)&n.by_bus_id = dlsym(n.lib, "nvmlDeviceGetHandleByPciBusId_v2");
+	*(void **)&n.memory_info = dlsym(n.lib, "nvmlDeviceGetMemoryInfo");
+	*(void **)&n.error_string = dlsym(n.lib, "nvmlErrorString");
+	if (!n.init || !n.shutdown || !n.by_bus_id || !n.memory_info) {
+		fprintf(stderr, "%s: warning: cannot read GPU memory from NVML: libnvidia-ml.so.1 "
+			"lacks %s\n", program_invocation_short_name,
+			!n.init ? "nvmlInit_v2" : !n.shutdown ? "nvmlShutdown" :
+			!n.by_bus_id ? "nvmlDeviceGetHandleByPciBusId_v2" :
+				       "nvmlDeviceGetMemoryInfo");
+		dlclose(n.lib);
+		return;
+	}
+	if ((rc = n.init())) {
+		nvml_warn(&n, "nvmlInit_v2", NULL, rc);
+		dlclose(n.lib);
+		return;
+	}
+	for (size_t i = 0; i < devs->n; i++) {
+		struct rm_device *d = &devs->dev[i];
+		struct nvml_memory mem = { 0 };
+		unsigned dom, bus, slot, fn;
+		nvml_device h = NULL;
+		char id[32];
+
+		if (!d->driver || strcmp(d->driver, "nvidia") || d->memory ||
+		    addr_fields(d->addr, &dom, &bus, &slot, &fn) < 0)
+			continue;
+		/* NVML's bus id form: an 8-digit domain, upper case */
+		snprintf(id, sizeof(id), "%08X:%02X:%02X.%X", dom, bus, slot, fn);
+		if ((rc = n.by_bus_id(id, &h))) {
+			if (!warned)
+				nvml_warn(&n, "nvmlDeviceGetHandleByPciBusId_v2", d->addr, rc);
+			warned = true;
+		} else if ((rc = n.memory_info(h, &mem))) {
+			if (!warned)
+				nvml_warn(&n, "nvmlDeviceGetMemoryInfo", d->addr, rc);
+			warned = true;
+		} else {
+			d->memory = mem.total;
+		}
+	}
+	n.shutdown();
+	dlclose(n.lib);
+}
+
 int rm_devices_scan(const char *sysroot, unsigned flags, struct rm_devices *devs, char **errmsg)
 {
 	char *dir;
@@ -817,6 +906,9 @@ int rm_devices_scan(const char *sysroot, unsigned flags, struct rm_devices *devs
 	}
 	if (flags & RM_DEVICES_NAMES)
 		lookup_names(devs);
+	/* NVML answers for this machine only: a sysroot's GPUs are another machine's */
+	if ((flags & RM_DEVICES_MEMORY) && !(sysroot && *sysroot))
+		nvml_memory(devs);
 	return 0;
 }
 
@@ -975,7 +1067,7 @@ const struct rm_column rm_devices_columns[] = {
 	[DC_RDMA] = { "rdma", RM_COL_STRING, "RDMA (InfiniBand verbs) device" },
 	[DC_IB_STATE] = { "ib_state", RM_COL_STRING, "InfiniBand port states, per port" },
 	[DC_LINK_LAYER] = { "link_layer", RM_COL_STRING, "port link layers: infiniband, ethernet" },
-	[DC_MEMORY] = { "memory", RM_COL_SIZE, "GPU memory, where the driver states it in sysfs" },
+	[DC_MEMORY] = { "memory", RM_COL_SIZE, "GPU memory, where sysfs (amdgpu) or NVML (nvidia) states it" },
 	[DC_BAR] = { "bar", RM_COL_SIZE, "size of its largest memory BAR" },
 	[DC_CLASS] = { "class", RM_COL_STRING, "PCI class code, 6 hex digits" },
 	[DC_SUBVENDOR] = { "subvendor", RM_COL_STRING, "PCI subsystem vendor id" },

@@ -67,7 +67,7 @@ struct rm_device {
 	char *netdevs;               /* "ib0,ib1" */
 	char *rdma;                  /* "mlx5_0" */
 	char *ib_state, *link_layer; /* per port: "active,down", "infiniband,ethernet" */
-	uint64_t memory;             /* GPU memory where sysfs states it (amdgpu); 0 unknown */
+	uint64_t memory;             /* GPU memory: sysfs (amdgpu), NVML (nvidia); 0 unknown */
 	uint64_t bar;                /* the largest memory BAR; 0 unknown */
 	int index;                   /* its position among the devices of its type, by address */
 	uint64_t key;                /* the address as one number, for sorting */
@@ -82,12 +82,16 @@ struct rm_devices {
 enum rm_devices_flags {
 	RM_DEVICES_ALL = 1 << 0,   /* every PCI function, not only those of a known type */
 	RM_DEVICES_NAMES = 1 << 1, /* vendor and product names from pci.ids */
+	RM_DEVICES_MEMORY = 1 << 2, /* this machine's NVIDIA GPUs' memory, from NVML */
 };
 
 /*
  * Read the PCI functions under SYSROOT/sys/bus/pci/devices (SYSROOT NULL for this machine).
  * Without RM_DEVICES_ALL, functions of type "other" are left out. A missing directory is a
- * machine without PCI devices. Returns 0, or -1 with *ERRMSG when SYSROOT is not a directory.
+ * machine without PCI devices. With RM_DEVICES_MEMORY and SYSROOT NULL, the memory of GPUs bound
+ * to the nvidia driver is asked of NVML (libnvidia-ml.so.1, loaded for the scan and unloaded
+ * after): without the library it stays unknown; when NVML fails it stays unknown and one warning
+ * names NVML's error. Returns 0, or -1 with *ERRMSG when SYSROOT is not a directory.
  */
 int rm_devices_scan(const char *sysroot, unsigned flags, struct rm_devices *devs, char **errmsg);
 void rm_devices_free(struct rm_devices *devs);

@@ -1455,6 +1455,30 @@ void rm_selector_each_field(const struct rm_selector *sel,
 	free(s.names);
 }
 
+struct uses {
+	const char *field;
+	bool found;
+};
+
+static void note_use(const char *field, unsigned line, unsigned column, bool known, void *arg)
+{
+	struct uses *u = arg;
+
+	(void)line;
+	(void)column;
+	(void)known;
+	u->found |= !strcmp(field, u->field);
+}
+
+bool rm_selector_uses(const struct rm_selector *sel, const char *field)
+{
+	struct uses u = { field, false };
+
+	if (sel)
+		rm_selector_each_field(sel, note_use, &u);
+	return u.found;
+}
+
 /* ---- other forms: CEL and SR-IOV device plugin selectors ---- */
 
 static const char cel_form[] = "CEL form";

@@ -65,6 +65,9 @@ void rm_selector_each_field(const struct rm_selector *sel,
 				       void *arg),
 			    void *arg);
 
+/* Whether SEL reads FIELD (a field name, lower case); false for SEL NULL. */
+bool rm_selector_uses(const struct rm_selector *sel, const char *field);
+
 /*
  * SEL as a CEL expression for a Kubernetes DRA DeviceClass: fields are attributes of DOMAIN
  * (device.attributes["rmtools.io"].type), sizes are capacities compared with quantity(), each

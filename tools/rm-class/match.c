@@ -103,7 +103,8 @@ static void read_stdin(struct devices_in *in)
 	free(line);
 }
 
-static void discover(const struct rm_common *c, struct devices_in *in)
+static void discover(const struct rm_common *c, const struct rm_selector *sel,
+		     struct devices_in *in)
 {
 	struct rm_devices devs;
 	char *msg = NULL;
@@ -111,7 +112,10 @@ static void discover(const struct rm_common *c, struct devices_in *in)
 	if (c->topology)
 		rm_usage_errx("devices are read from sysfs, which a described topology does not have: "
 			      "'%s' (use --sysroot with a snapshot)", c->topology);
-	if (rm_devices_scan(c->sysroot, RM_DEVICES_NAMES, &devs, &msg) < 0) {
+	/* memory is asked of NVML only for a selector that reads it */
+	if (rm_devices_scan(c->sysroot, RM_DEVICES_NAMES |
+			    (rm_selector_uses(sel, "memory") ? RM_DEVICES_MEMORY : 0), &devs,
+			    &msg) < 0) {
 		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
 		free(msg);
 		exit(RM_EXIT_USAGE);
@@ -123,13 +127,14 @@ static void discover(const struct rm_common *c, struct devices_in *in)
 	rm_devices_free(&devs);
 }
 
-void devices_read(const struct rm_common *c, struct devices_in *in)
+void devices_read(const struct rm_common *c, const struct rm_selector *sel,
+		  struct devices_in *in)
 {
 	memset(in, 0, sizeof(*in));
 	if (from_stdin(c))
 		read_stdin(in);
 	else
-		discover(c, in);
+		discover(c, sel, in);
 }
 
 /* Warn about a field the selector reads that no record piped in has at all: rm-devices list
@@ -254,7 +259,7 @@ int cmd_match(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_OUTPUT);
 	sel = selector_of(&a, &own);
-	devices_read(c, &in);
+	devices_read(c, sel, &in);
 	devices_check_fields(&in, sel);
 	hit = xcalloc(in.n, sizeof(*hit));
 	for (size_t i = 0; i < in.n; i++)
@@ -353,7 +358,7 @@ int cmd_explain(int argc, char **argv, struct rm_common *c)
 		return RM_EXIT_SUCCESS;
 	}
 	sel = selector_of(&a, &own);
-	devices_read(c, &in);
+	devices_read(c, sel, &in);
 	if (!(dev = find_device(&in, a.device))) {
 		char *s = rm_record_show(a.device, strlen(a.device));
 

@@ -31,14 +31,16 @@ struct rm_selector *selector_arg(const char *text);
 /*
  * The device records to match: those on standard input, or, when standard input is a terminal,
  * closed or /dev/null, or --sysroot is given, the devices rm-devices finds on this machine or in
- * the snapshot. Records of other kinds than "device" are left out. Exits 2 on malformed input.
+ * the snapshot (with memory from NVML on this machine when SEL reads it). Records of other kinds
+ * than "device" are left out. Exits 2 on malformed input.
  */
 struct devices_in {
 	struct rm_record *recs;
 	char **lines;          /* each record as read, or NULL for discovered devices */
 	size_t n;
 };
-void devices_read(const struct rm_common *c, struct devices_in *in);
+void devices_read(const struct rm_common *c, const struct rm_selector *sel,
+		  struct devices_in *in);
 /* Warn (on stderr) about each field SEL reads that no record read from standard input has. */
 void devices_check_fields(const struct devices_in *in, const struct rm_selector *sel);
 void devices_in_free(struct devices_in *in);

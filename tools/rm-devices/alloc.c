@@ -293,7 +293,8 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	if (!a.numa && !a.near)
 		owner_cpu_nodes(t, a.owner, provider);
 
-	devices_load(c, RM_DEVICES_NAMES, &devs);
+	devices_load(c, RM_DEVICES_NAMES | memory_flags(c) |
+			(a.cls && rm_class_uses(a.cls, "memory") ? RM_DEVICES_MEMORY : 0), &devs);
 	all = xcalloc(devs.n + 1, sizeof(*all));
 	cand = xcalloc(devs.n + 1, sizeof(*cand));
 	pick = xcalloc(devs.n + 1, sizeof(*pick));

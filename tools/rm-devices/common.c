@@ -151,6 +151,13 @@ void devices_load(const struct rm_common *c, unsigned flags, struct rm_devices *
 	}
 }
 
+unsigned memory_flags(const struct rm_common *c)
+{
+	const char *cols = c->out.columns;
+
+	return cols && strcasestr(cols, "memory") ? RM_DEVICES_MEMORY : 0;
+}
+
 void print_devices(const struct rm_common *c, struct rm_device *const *devs, size_t n)
 {
 	struct rm_out *out = rm_out_new(&c->out, "devices", rm_devices_columns, rm_devices_ncolumns,

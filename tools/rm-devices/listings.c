@@ -65,7 +65,7 @@ int cmd_list(int argc, char **argv, struct rm_common *c)
 	/* -o is checked before the devices are read */
 	out = rm_out_new(&c->out, "devices", rm_devices_columns, rm_devices_ncolumns,
 			 rm_devices_defaults, true);
-	devices_load(c, scan_flags(&f) | name_flags(c, false), &devs);
+	devices_load(c, scan_flags(&f) | name_flags(c, false) | memory_flags(c), &devs);
 	for (size_t i = 0; i < devs.n; i++)
 		if (filter_match(&f, &devs.dev[i]))
 			rm_devices_out(out, &devs.dev[i]);
@@ -114,7 +114,7 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 	if (rm_devices_addr_parse(dev, addr) < 0)
 		rm_usage_errx("invalid PCI address: '%s' (such as 0000:3b:00.0 or 3b:00.0)", dev);
 	out = rm_out_new(&c->out, "devices", rm_devices_columns, rm_devices_ncolumns, NULL, true);
-	devices_load(c, RM_DEVICES_ALL | RM_DEVICES_NAMES, &devs);
+	devices_load(c, RM_DEVICES_ALL | RM_DEVICES_NAMES | RM_DEVICES_MEMORY, &devs);
 	d = rm_devices_find(&devs, addr);
 	if (!d) {
 		rm_out_close(out);

@@ -51,6 +51,9 @@ int parse_types(const char *arg, bool *types, const char **bad, size_t *badlen);
  */
 void devices_load(const struct rm_common *c, unsigned flags, struct rm_devices *devs);
 
+/* RM_DEVICES_MEMORY when -o names the memory field (NVML is asked only then), else 0. */
+unsigned memory_flags(const struct rm_common *c);
+
 /* Refuse --topology (exit 2): devices come from sysfs. Call before reading anything. */
 void devices_input(const struct rm_common *c);
 
