@@ -13,18 +13,7 @@
 #include "kernfs.h"
 #include "xalloc.h"
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                  \
-	do {                                                                              \
-		checks++;                                                                 \
-		if (!(cond)) {                                                            \
-			failures++;                                                       \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                   \
-			fprintf(stderr, __VA_ARGS__);                                     \
-			fputc('\n', stderr);                                              \
-		}                                                                         \
-	} while (0)
+#include "check.h"
 
 static const char *dir;
 

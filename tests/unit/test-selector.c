@@ -13,6 +13,8 @@
 #include "selector.h"
 #include "xalloc.h"
 
+#include "check.h"
+
 static int usage(void)
 {
 	fputs("usage: test-selector parse EXPR | match EXPR (records on stdin) | cel EXPR [DOMAIN]"
@@ -89,19 +91,6 @@ static int class_match(const char *cls)
 }
 
 /* ---- selftest ---- */
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                  \
-	do {                                                                              \
-		checks++;                                                                 \
-		if (!(cond)) {                                                            \
-			failures++;                                                       \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                   \
-			fprintf(stderr, __VA_ARGS__);                                     \
-			fputc('\n', stderr);                                              \
-		}                                                                         \
-	} while (0)
 
 /* Whether EXPR matches the record LINE. */
 static int matches(const char *expr, const char *line)
