@@ -1,0 +1,20 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# rm-bench on memory-only nodes: memory bound there, threads on the nearest CPU node.
+load helper
+
+@test "mem on a memory-only node runs on its nearest CPU node" {
+	run -0 rm-bench mem --node 2 --op copy --runs 2 --size 8M -o op,ran_on,mem_on
+	assert_output --regexp '^op=copy ran_on=[0-3](,[0-3])*|^op=copy ran_on=0-3'
+	assert_output --partial "mem_on=2"
+}
+
+@test "mem --mem-node 3 from node 1's CPUs" {
+	run -0 rm-bench mem --node 1 --mem-node 3 --op copy --runs 2 --size 8M -o op,mem_on
+	assert_output "op=copy mem_on=3"
+}
+
+@test "lat on a memory-only node" {
+	run -0 rm-bench lat --node 3 --sizes 1M -o mem_on
+	assert_output --partial "mem_on=3"
+}

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Set-up for the lab's tests, inside a guest booted by tests/vm/lab: the tools are in /usr/bin,
+# the machine is the guest's own (no --sysroot, no fakes), state in a private directory.
+bats_require_minimum_version 1.8.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+export LC_ALL=C HOME=$BATS_TEST_TMPDIR RM_STATE_DIR=$BATS_TEST_TMPDIR/state
+unset RM_SYSROOT RM_TOPOLOGY RM_CONFIG_DIR RM_CGROUP_ROOT RM_RESCTRL_ROOT
+mkdir -p "$RM_STATE_DIR"
+
+# The value of KEY in the first record of $output that has it.
+field() {
+	printf '%s\n' "$output" | grep -o "\(^\| \)$1=[^ ]*" | head -n 1 | sed "s/^ *$1=//"
+}
+
+# The kernel's own view: sysfs_list node/node2/cpulist
+sysfs_list() {
+	cat "/sys/devices/system/$1"
+}
+
+# The record of node N from rm-topo nodes.
+node_record() {
+	rm-topo nodes | grep "^node=$1 "
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# rm-topo on a real kernel: 2 sockets x 2 cores x 2 threads, nodes 0-1 with CPUs, 2-3 memory-only.
+load helper
+
+@test "every node's CPUs are the kernel's node cpulist, empty for memory-only nodes" {
+	for n in 0 1 2 3; do
+		run -0 rm-topo nodes --node "$n" -o node,cpus
+		assert_output "node=$n cpus=$(sysfs_list node/node$n/cpulist | sed 's/^$/""/')"
+	done
+}
+
+@test "the summary counts what the kernel has: 2 packages, 4 nodes, 8 CPUs, its cores" {
+	# QEMU's 2 threads a core; 6.1 reads its TCG CPU's topology as 8 cores of 1 thread
+	cores=$(cat /sys/devices/system/cpu/cpu*/topology/thread_siblings_list | sort -u | wc -l)
+	run -0 rm-topo -o packages,nodes,cores,cpus,threads_per_core
+	assert_line --index 0 "packages=2 nodes=4 cores=$cores cpus=8 threads_per_core=$((8 / cores))"
+}
+
+@test "distances are the kernel's, row by row" {
+	for n in 0 1 2 3; do
+		run -0 rm-topo nodes -o node,distances
+		assert_line "node=$n distances=$(sysfs_list node/node$n/distance | tr ' ' ,)"
+	done
+}
