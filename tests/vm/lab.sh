@@ -179,10 +179,24 @@ make_initrd() {
 machine_args() { # machine_args MACHINE NVME-IMAGE
 	case $1 in
 	numa4)
-		echo "-machine q35 -cpu max -smp 8,sockets=2,cores=2,threads=2 -m 4G"
+		echo "-machine q35,hmat=on -cpu max -smp 8,sockets=2,cores=2,threads=2 -m 4G"
 		for n in 0 1 2 3; do echo "-object memory-backend-ram,size=1G,id=m$n"; done
-		echo "-numa node,nodeid=0,cpus=0-3,memdev=m0 -numa node,nodeid=1,cpus=4-7,memdev=m1"
-		echo "-numa node,nodeid=2,memdev=m2 -numa node,nodeid=3,memdev=m3"
+		echo "-numa node,nodeid=0,cpus=0-3,memdev=m0,initiator=0"
+		echo "-numa node,nodeid=1,cpus=4-7,memdev=m1,initiator=1"
+		echo "-numa node,nodeid=2,memdev=m2,initiator=0 -numa node,nodeid=3,memdev=m3,initiator=1"
+		# ACPI HMAT: the memory-only nodes slower, as CXL memory (kernels from 6.10 put such
+		# nodes in a memory tier of their own)
+		local i t lat bw
+		for i in 0 1; do
+			for t in 0 1 2 3; do
+				if [ "$t" = "$i" ]; then lat=80 bw=20G
+				elif [ "$t" -lt 2 ]; then lat=130 bw=10G
+				elif [ $((t - 2)) = "$i" ]; then lat=250 bw=8G
+				else lat=350 bw=4G; fi
+				echo "-numa hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat"
+				echo "-numa hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw"
+			done
+		done
 		# node 2 is near socket 0, node 3 near socket 1, as CXL memory behind each socket
 		echo "-numa dist,src=0,dst=1,val=21 -numa dist,src=0,dst=2,val=17 -numa dist,src=0,dst=3,val=28"
 		echo "-numa dist,src=1,dst=2,val=28 -numa dist,src=1,dst=3,val=17 -numa dist,src=2,dst=3,val=28"
