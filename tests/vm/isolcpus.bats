@@ -13,7 +13,7 @@ teardown() {
 	assert_line --index 0 "isolated=6-7 nohz_full=6-7"
 }
 
-@test "run --cpus on a nohz_full CPU: the command runs there" {
+@test "alloc --from the nohz_full CPUs: the command runs there" {
 	run -0 rm-cpuset alloc --from 6-7 --count 2 --owner rt
 	run -0 rm-cpuset run --owner rt -- cat /proc/self/status
 	assert_line --regexp '^Cpus_allowed_list:[[:space:]]+6-7$'

@@ -37,6 +37,7 @@ SHAPES=(
 	"numa-6.1 6.1 numa4 v2 - topology,cpuset,hotplug,hugepages"
 	"v1-6.1 6.1 numa4 v1 - cpuset-v1,hugepages-v1"
 	"isolcpus-6.12 6.12 numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus"
+	"rt-6.12 6.12-rt numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus,cpuset"
 )
 
 shape_field() { # shape_field NAME INDEX
