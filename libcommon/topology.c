@@ -149,7 +149,7 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 		hwloc_topology_set_io_types_filter(t->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 
 	if (t->source == RM_TOPO_XML && hwloc_topology_set_xml(t->topo, c->topology) < 0)
-		load_error(c, "cannot read topology XML");
+		load_error(c, "not a valid hwloc topology XML file");
 	if (t->source == RM_TOPO_SYNTHETIC && hwloc_topology_set_synthetic(t->topo, c->topology) < 0)
 		load_error(c, "invalid synthetic topology");
 	if (hwloc_topology_load(t->topo) < 0) {

@@ -13,7 +13,10 @@ same_as_live() {
 		"summary -o machine,model,packages,nodes,l3,cores,cpus,threads_per_core,online,offline,isolated,nohz_full,memory,hugepage_sizes,allowed"; do
 		run -0 rm-topo $cmd
 		live=$output
-		[ -n "$live" ] || [ "$cmd" = distances ] || fail "rm-topo $cmd printed nothing"
+		# distances: one node has none; caches: some VMs' kernels list none
+		[ -n "$live" ] || [ "$cmd" = distances ] ||
+			{ [ "$cmd" = caches ] && [ ! -d /sys/devices/system/cpu/cpu0/cache ]; } ||
+			fail "rm-topo $cmd printed nothing"
 		run -0 rm-topo --sysroot "$snap" $cmd
 		if [ "${cmd%% *}" = summary ]; then
 			# its node records have every field, free memory too: the machine record only
@@ -278,7 +281,7 @@ cache=l3:0 size=- cpus=0-1,4-5"
 	for f in garbage empty truncated; do
 		run -2 --separate-stderr rm-topo --topology "$x/$f.xml" cpus
 		assert_output ""
-		assert_equal "$stderr" "rm-topo: cannot read topology XML: '$x/$f.xml'"
+		assert_equal "$stderr" "rm-topo: not a valid hwloc topology XML file: '$x/$f.xml'"
 		# hwloc's own XML parser, where libxml2 is absent: the same one line
 		HWLOC_LIBXML_IMPORT=0 run -2 --separate-stderr rm-topo --topology "$x/$f.xml" cpus
 		assert_equal "${#stderr_lines[@]}" 1

@@ -159,6 +159,7 @@ void machine_record(const struct bench *b, struct rm_out *out)
 	const char *model = hwloc_obj_get_info_by_name(root, "CPUModel");
 	struct utsname u;
 	char host[256] = "", date[32], digest[16], *s;
+	uint64_t llc;
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -181,7 +182,9 @@ void machine_record(const struct bench *b, struct rm_out *out)
 	rm_out_set(out, MC_CPUS, b->allowed);
 	rm_out_set(out, MC_NODES, b->nodes);
 	rm_out_str(out, MC_TOPOLOGY, digest);
-	rm_out_size(out, MC_LLC, bench_llc_size(b, b->allowed));
+	llc = bench_llc_size(b, b->allowed);
+	if (llc) /* unknown ("-") where the kernel lists no caches, as in some VMs */
+		rm_out_size(out, MC_LLC, llc);
 	rm_out_size(out, MC_MEMORY, root->total_memory);
 	s = hugepages();
 	rm_out_str(out, MC_HUGEPAGES, s);
