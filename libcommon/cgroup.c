@@ -194,8 +194,8 @@ static int kernel_version(char *rel, size_t len)
 }
 
 /* What a cpuset-enabled v2 cgroup DIR's files say: cpuset.cpus.exclusive (6.7+) makes remote
- * partitions; cpuset.cpus.partition alone (5.11+) has the "isolated" type from 6.1 on, which no
- * file tells, so the kernel's version does. */
+ * partitions; cpuset.cpus.partition alone has the "isolated" type from 6.1 on, which no file
+ * tells, so the kernel's version does. */
 static enum rm_cgroup_partitions partitions_of(const char *dir)
 {
 	char rel[128];
@@ -208,8 +208,8 @@ static enum rm_cgroup_partitions partitions_of(const char *dir)
 }
 
 /*
- * How the kernel makes isolated partitions. Files tell, not the kernel version: the parent's own
- * cpuset files when it exists with cpuset enabled; else the root-only cpuset.cpus.isolated
+ * How the kernel makes isolated partitions. Files tell first: the parent's own cpuset files when
+ * it exists with cpuset enabled; else the root-only cpuset.cpus.isolated
  * (6.8+); else any cpuset-enabled child of the root. With no such cgroup yet the running kernel's
  * version decides on the live system (6.7+ remote, 6.1+ root), and a test tree under
  * $RM_CGROUP_ROOT says none; rm_cgroups_sync checks the parent again once it has made it.
