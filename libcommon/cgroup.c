@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <libcgroup.h>
@@ -176,39 +178,110 @@ static int find_with_libcgroup(struct rm_cgroups *cg, char **errmsg)
 	return 0;
 }
 
-/*
- * Whether the kernel offers v2 partitions with cpuset.cpus.exclusive (remote partitions, 6.7+).
- * Files tell, not the kernel version: the parent's own cpuset files when it exists with cpuset
- * enabled; else the root-only cpuset.cpus.isolated (6.8+); else any cpuset-enabled child of the
- * root. On a 6.7 kernel with no cpuset-enabled cgroup yet this says no until the parent exists;
- * rm_cgroups_sync checks the parent again once it has made it.
- */
-static bool detect_partitions(const struct rm_cgroups *cg)
+/* The running kernel as MAJOR * 1000 + MINOR (6.1 is 6001), 0 when unknown; its release in REL. */
+static int kernel_version(char *rel, size_t len)
 {
-	DIR *d;
+	struct utsname u;
+	unsigned major, minor;
+
+	snprintf(rel, len, "-");
+	if (uname(&u) < 0)
+		return 0;
+	snprintf(rel, len, "%s", u.release);
+	if (sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return 0;
+	return (int)(major * 1000 + minor);
+}
+
+/* What a cpuset-enabled v2 cgroup DIR's files say: cpuset.cpus.exclusive (6.7+) makes remote
+ * partitions; cpuset.cpus.partition alone has the "isolated" type from 6.1 on, which no file
+ * tells, so the kernel's version does. */
+static enum rm_cgroup_partitions partitions_of(const char *dir)
+{
+	char rel[128];
+
+	if (file_exists(dir, "cpuset.cpus.exclusive"))
+		return RM_PARTITIONS_REMOTE;
+	if (file_exists(dir, "cpuset.cpus.partition") && kernel_version(rel, sizeof(rel)) >= 6001)
+		return RM_PARTITIONS_ROOT;
+	return RM_PARTITIONS_NONE;
+}
+
+/*
+ * How the kernel makes isolated partitions. Files tell first: the parent's own cpuset files when
+ * it exists with cpuset enabled; else the root-only cpuset.cpus.isolated
+ * (6.8+); else any cpuset-enabled child of the root. With no such cgroup yet the running kernel's
+ * version decides on the live system (6.7+ remote, 6.1+ root), and a test tree under
+ * $RM_CGROUP_ROOT says none; rm_cgroups_sync checks the parent again once it has made it.
+ */
+static enum rm_cgroup_partitions detect_partitions(const struct rm_cgroups *cg)
+{
+	const char *env = getenv("RM_CGROUP_ROOT");
+	enum rm_cgroup_partitions found = RM_PARTITIONS_NONE;
+	bool decided = false;
 	struct dirent *e;
-	bool found = false, decided = false;
+	char rel[128];
+	int v;
+	DIR *d;
 
 	if (file_exists(cg->parent, "cpuset.cpus"))
-		return file_exists(cg->parent, "cpuset.cpus.exclusive");
+		return partitions_of(cg->parent);
 	if (file_exists(cg->mount, "cpuset.cpus.isolated"))
-		return true;
-	if (!(d = opendir(cg->mount)))
-		return false;
-	while (!decided && (e = readdir(d))) {
-		char *path;
+		return RM_PARTITIONS_REMOTE;
+	if ((d = opendir(cg->mount))) {
+		while (!decided && (e = readdir(d))) {
+			char *path;
 
-		if (e->d_name[0] == '.')
-			continue;
-		path = xasprintf("%s/%s", cg->mount, e->d_name);
-		if (rm_kernfs_is_dir(path, FILES) && file_exists(path, "cpuset.cpus")) {
-			found = file_exists(path, "cpuset.cpus.exclusive");
-			decided = true;
+			if (e->d_name[0] == '.')
+				continue;
+			path = xasprintf("%s/%s", cg->mount, e->d_name);
+			if (rm_kernfs_is_dir(path, FILES) && file_exists(path, "cpuset.cpus")) {
+				found = partitions_of(path);
+				decided = true;
+			}
+			free(path);
 		}
-		free(path);
+		closedir(d);
 	}
-	closedir(d);
-	return found;
+	if (decided || (env && *env))
+		return found;
+	v = kernel_version(rel, sizeof(rel));
+	return v >= 6007 ? RM_PARTITIONS_REMOTE : v >= 6001 ? RM_PARTITIONS_ROOT : RM_PARTITIONS_NONE;
+}
+
+static char *read_partition(const char *dir, char **full, char **errmsg);
+
+/*
+ * Our isolated partitions' CPUs have left the root's effective set (remote: the parent's
+ * cpuset.cpus.exclusive; root: all of the parent's cpuset.cpus while it is a root partition);
+ * they are still ours to give, else a second sync with the same wants is refused.
+ */
+static int add_parent_cpus(struct rm_cgroups *cg, char **errmsg)
+{
+	const char *file = NULL;
+	char *path, *full = NULL, *word;
+	hwloc_bitmap_t ours;
+	int rc;
+
+	if (cg->partitions == RM_PARTITIONS_REMOTE && file_exists(cg->parent, "cpuset.cpus.exclusive"))
+		file = "cpuset.cpus.exclusive";
+	if (cg->partitions == RM_PARTITIONS_ROOT && file_exists(cg->parent, "cpuset.cpus.partition")) {
+		if (!(word = read_partition(cg->parent, &full, errmsg)))
+			return -1;
+		if (!strcmp(full, "root"))
+			file = "cpuset.cpus";
+		free(word);
+		free(full);
+	}
+	if (!file)
+		return 0;
+	ours = hwloc_bitmap_alloc();
+	path = xasprintf("%s/%s", cg->parent, file);
+	rc = read_set(path, ours, errmsg);
+	hwloc_bitmap_or(cg->cpus, cg->cpus, ours);
+	hwloc_bitmap_free(ours);
+	free(path);
+	return rc;
 }
 
 int rm_cgroups_open(struct rm_cgroups *cg, char **errmsg)
@@ -253,18 +326,9 @@ int rm_cgroups_open(struct rm_cgroups *cg, char **errmsg)
 			rc = read_set(path, cg->mems, errmsg);
 			free(path);
 		}
-		cg->partitions = rc == 0 && detect_partitions(cg);
-		if (cg->partitions && rc == 0 && file_exists(cg->parent, "cpuset.cpus.exclusive")) {
-			/* our isolated partitions' CPUs have left the root's effective set; they are
-			 * still ours to give (else a second sync with the same wants is refused) */
-			hwloc_bitmap_t ours = hwloc_bitmap_alloc();
-
-			path = xasprintf("%s/cpuset.cpus.exclusive", cg->parent);
-			rc = read_set(path, ours, errmsg);
-			hwloc_bitmap_or(cg->cpus, cg->cpus, ours);
-			hwloc_bitmap_free(ours);
-			free(path);
-		}
+		cg->partitions = rc == 0 ? detect_partitions(cg) : RM_PARTITIONS_NONE;
+		if (rc == 0)
+			rc = add_parent_cpus(cg, errmsg);
 	}
 	if (rc < 0) {
 		rm_cgroups_close(cg);
@@ -549,6 +613,14 @@ out:
 	return rc;
 }
 
+static bool find_name(char **names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
 static const struct rm_cgroup_want *find_want(const struct rm_cgroup_want *want, size_t n,
 					      const char *name)
 {
@@ -558,8 +630,34 @@ static const struct rm_cgroup_want *find_want(const struct rm_cgroup_want *want,
 	return NULL;
 }
 
-#define ISOLATE_NEEDS \
-	"--isolate needs cgroup v2 cpuset partitions (cpuset.cpus.exclusive, Linux 6.7+)"
+char *rm_cgroups_isolate_refused(const struct rm_cgroups *cg, hwloc_const_bitmap_t keep)
+{
+	char rel[128];
+
+	kernel_version(rel, sizeof(rel));
+	if (cg->version == RM_CGROUP_V1)
+		return xstrdup("--isolate needs cgroup v2 cpuset partitions (this machine uses the v1 "
+			       "cpuset controller, whose isolation needs load balancing off in its "
+			       "root cpuset for the whole machine)");
+	if (cg->partitions == RM_PARTITIONS_NONE)
+		return xasprintf("--isolate needs cgroup v2 cpuset partitions (cpuset.cpus.partition "
+				 "with its \"isolated\" type, Linux 6.1 or later; this is Linux %s)",
+				 rel);
+	if (cg->partitions == RM_PARTITIONS_ROOT && (!keep || !hwloc_bitmap_intersects(keep, cg->cpus)))
+		return xasprintf("--isolate on Linux %s makes %s a root cpuset partition, which takes "
+				 "its CPUs from every process outside it (Linux 6.7's "
+				 "cpuset.cpus.exclusive would not): reserve the CPUs the rest of the "
+				 "system keeps first (rm-cpuset reserve)", rel, RM_CGROUP_PARENT_V2);
+	return NULL;
+}
+
+/* The shared want's KEEP, or NULL. */
+static hwloc_const_bitmap_t want_keep(const struct rm_cgroup_want *want, size_t n)
+{
+	const struct rm_cgroup_want *w = find_want(want, n, RM_CGROUP_SHARED);
+
+	return w ? w->keep : NULL;
+}
 
 /* Everything that can be refused before any write. */
 static int check_wants(const struct rm_cgroups *cg, const struct rm_cgroup_want *want, size_t n,
@@ -567,6 +665,7 @@ static int check_wants(const struct rm_cgroups *cg, const struct rm_cgroup_want 
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct rm_cgroup_want *w = &want[i];
+		hwloc_const_bitmap_t keep = want_keep(want, n);
 		char *outside;
 
 		if (!rm_name_valid(w->name)) {
@@ -600,12 +699,22 @@ static int check_wants(const struct rm_cgroups *cg, const struct rm_cgroup_want 
 			hwloc_bitmap_free(extra);
 			return -1;
 		}
-		if (w->isolate && (cg->version != RM_CGROUP_V2 || !cg->partitions)) {
-			*errmsg = xstrdup(ISOLATE_NEEDS);
+		if (w->isolate && (*errmsg = rm_cgroups_isolate_refused(cg, keep)))
+			return -1;
+		if (w->isolate && keep && hwloc_bitmap_intersects(w->cpus, keep) &&
+		    cg->partitions == RM_PARTITIONS_ROOT) {
+			*errmsg = xasprintf("cgroup '%s' cannot be isolated on CPUs the rest of the "
+					    "system keeps", w->name);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+/* The file holding an isolated partition's own CPUs: cpuset.cpus.exclusive where there is one. */
+static const char *own_cpus_file(const char *dir)
+{
+	return file_exists(dir, "cpuset.cpus.exclusive") ? "cpuset.cpus.exclusive" : "cpuset.cpus";
 }
 
 /* Whether DIR is a valid isolated partition owning exactly CPUS. */
@@ -625,7 +734,7 @@ static int isolated_as(const char *dir, hwloc_const_bitmap_t cpus, bool *yes, ch
 	}
 	free(full);
 	ex = hwloc_bitmap_alloc();
-	path = xasprintf("%s/cpuset.cpus.exclusive", dir);
+	path = xasprintf("%s/%s", dir, own_cpus_file(dir));
 	rc = read_set(path, ex, errmsg);
 	*yes = rc == 0 && hwloc_bitmap_isequal(ex, cpus);
 	free(path);
@@ -633,49 +742,99 @@ static int isolated_as(const char *dir, hwloc_const_bitmap_t cpus, bool *yes, ch
 	return rc;
 }
 
+/* DIR's partition type as WORD ("member", "root", "isolated") unless it reads so already (an
+ * invalid one is written again); logged with its old type unless NEWDIR. */
+static int set_partition(struct sync *s, const char *dir, const char *word, bool newdir)
+{
+	char *msg = NULL, *full = NULL, *old = read_partition(dir, &full, &msg);
+	int rc = 0;
+
+	if (!old)
+		return fail(s, msg);
+	if (strcmp(full, word))
+		rc = put(s, dir, "cpuset.cpus.partition", word, newdir ? NULL : old);
+	free(old);
+	free(full);
+	return rc;
+}
+
+/* Fail unless DIR's partition reads back as WORD: the kernel reports an invalid partition, with
+ * its reason, only when the file is read. */
+static int check_partition(struct sync *s, const char *dir, const char *word)
+{
+	char *msg = NULL, *full = NULL, *w = read_partition(dir, &full, &msg);
+
+	if (!w)
+		return fail(s, msg);
+	free(w);
+	if (strcmp(full, word)) {
+		fail(s, xasprintf("cannot make %s %s partition: %s", dir,
+				  !strcmp(word, "root") ? "a root" : "an isolated", full));
+		free(full);
+		return -1;
+	}
+	free(full);
+	return 0;
+}
+
 /* Back to a member with no exclusive CPUs, unless it is one already. */
 static int unisolate(struct sync *s, const char *dir)
 {
-	char *msg = NULL, *word = read_partition(dir, NULL, &msg);
 	hwloc_bitmap_t none;
 	int rc;
 
-	if (!word)
-		return fail(s, msg);
-	rc = strcmp(word, "member") ? put(s, dir, "cpuset.cpus.partition", "member", word) : 0;
-	free(word);
-	if (rc < 0)
+	if (set_partition(s, dir, "member", false) < 0)
 		return -1;
+	if (!file_exists(dir, "cpuset.cpus.exclusive"))
+		return 0;
 	none = hwloc_bitmap_alloc();
 	rc = put_set(s, dir, "cpuset.cpus.exclusive", none, true);
 	hwloc_bitmap_free(none);
 	return rc;
 }
 
-/* Make DIR an isolated partition owning CPUS, unless it is one; the kernel reports an invalid
- * partition only when the file is read back. NEWDIR: made by this sync (nothing to log). */
+/* Make DIR an isolated partition owning CPUS, unless it is one. NEWDIR: made by this sync
+ * (nothing to log). Its siblings' cpuset.cpus no longer overlap CPUS: the kernel wants a
+ * partition's CPUs exclusive among its siblings. */
 static int isolate(struct sync *s, const char *dir, hwloc_const_bitmap_t cpus, bool newdir)
 {
-	char *msg = NULL, *full = NULL, *word;
+	char *msg = NULL;
 	bool same;
 
 	if (isolated_as(dir, cpus, &same, &msg) < 0)
 		return fail(s, msg);
 	if (same)
 		return 0;
-	if (put_set(s, dir, "cpuset.cpus.exclusive", cpus, !newdir) < 0 ||
-	    put(s, dir, "cpuset.cpus.partition", "isolated", newdir ? NULL : "member") < 0)
+	if (s->cg->partitions == RM_PARTITIONS_REMOTE &&
+	    put_set(s, dir, "cpuset.cpus.exclusive", cpus, !newdir) < 0)
 		return -1;
-	if (!(word = read_partition(dir, &full, &msg)))
-		return fail(s, msg);
-	free(word);
-	if (strcmp(full, "isolated")) {
-		fail(s, xasprintf("cannot make %s an isolated partition: %s", dir, full));
-		free(full);
+	if (set_partition(s, dir, "isolated", newdir) < 0)
 		return -1;
-	}
-	free(full);
-	return 0;
+	return check_partition(s, dir, "isolated");
+}
+
+/* RM_PARTITIONS_ROOT: the parent a root partition holding CPUS, which leave the root's effective
+ * set. MADE: made by this sync (nothing to log). */
+static int parent_root(struct sync *s, hwloc_const_bitmap_t cpus, bool made)
+{
+	const char *parent = s->cg->parent;
+
+	if (put_set(s, parent, "cpuset.cpus", cpus, !made) < 0 ||
+	    set_partition(s, parent, "root", made) < 0)
+		return -1;
+	return check_partition(s, parent, "root");
+}
+
+/* RM_PARTITIONS_ROOT: the parent back to a member with no CPUs of its own, as it was made. */
+static int parent_member(struct sync *s)
+{
+	hwloc_bitmap_t none = hwloc_bitmap_alloc();
+	int rc = set_partition(s, s->cg->parent, "member", false);
+
+	if (rc == 0)
+		rc = put_set(s, s->cg->parent, "cpuset.cpus", none, true);
+	hwloc_bitmap_free(none);
+	return rc;
 }
 
 /* Refuse to remove a child holding processes when no shared child is wanted, before any write. */
@@ -706,16 +865,54 @@ static int check_removable(const struct rm_cgroups *cg, const struct rm_cgroup_w
 	return 0;
 }
 
-/* The steps of a sync, in the order the kernel accepts them; -1 with S->err on a failure. */
+/* Each existing wanted child's cpuset.cpus narrowed to what it keeps (old and new), so that no
+ * child holds CPUs that another is about to take as an isolated partition. */
+static int shrink_children(struct sync *s, const struct rm_cgroup_want *want, size_t n,
+			   char **names, int nnames)
+{
+	hwloc_bitmap_t cur = hwloc_bitmap_alloc();
+	int rc = 0;
+
+	for (int i = 0; i < nnames && rc == 0; i++) {
+		const struct rm_cgroup_want *w = find_want(want, n, names[i]);
+		char *dir, *path, *msg = NULL;
+
+		if (!w)
+			continue;
+		dir = rm_cgroups_path(s->cg, names[i]);
+		path = xasprintf("%s/cpuset.cpus", dir);
+		if (read_set(path, cur, &msg) < 0) {
+			rc = fail(s, msg);
+		} else if (!hwloc_bitmap_isincluded(cur, w->cpus)) {
+			hwloc_bitmap_and(cur, cur, w->cpus);
+			if (!hwloc_bitmap_iszero(cur))
+				rc = put_set(s, dir, "cpuset.cpus", cur, true);
+		}
+		free(path);
+		free(dir);
+	}
+	hwloc_bitmap_free(cur);
+	return rc;
+}
+
+/*
+ * The steps of a sync, in the order the kernel accepts them; -1 with S->err on a failure.
+ * With isolated partitions: children that stop being (or change as) one go back to members,
+ * every child narrows to the CPUs it keeps, then children are made or grow, unwanted ones go
+ * (their CPUs may be another's now), the parent becomes what the partitions need (remote: its
+ * cpuset.cpus.exclusive; root: a root partition), and only then do children become isolated,
+ * when no sibling's cpuset.cpus overlaps theirs.
+ */
 static int sync_steps(struct sync *s, const struct rm_cgroup_want *want, size_t n, char **names,
 		      int nnames)
 {
 	struct rm_cgroups *cg = s->cg;
 	hwloc_bitmap_t allcpus = hwloc_bitmap_alloc(), allmems = hwloc_bitmap_alloc();
 	hwloc_bitmap_t isol = hwloc_bitmap_alloc(), pex = hwloc_bitmap_alloc();
+	hwloc_const_bitmap_t keep = want_keep(want, n);
 	char *pexpath = xasprintf("%s/cpuset.cpus.exclusive", cg->parent), *msg = NULL;
 	char *shared = NULL;
-	bool made, isolating = false, v2p;
+	bool made, isolating = false, v2p, remote, root;
 	int rc = -1;
 
 	for (size_t i = 0; i < n; i++) {
@@ -731,16 +928,18 @@ static int sync_steps(struct sync *s, const struct rm_cgroup_want *want, size_t 
 		goto out;
 	if (cg->version == RM_CGROUP_V2) {
 		/* now that the parent has its cpuset files, they tell for sure */
-		cg->partitions = file_exists(cg->parent, "cpuset.cpus.exclusive");
-		if (isolating && !cg->partitions) {
-			fail(s, xstrdup(ISOLATE_NEEDS));
+		cg->partitions = partitions_of(cg->parent);
+		if (isolating && (msg = rm_cgroups_isolate_refused(cg, keep))) {
+			fail(s, msg);
 			goto out;
 		}
 	}
-	v2p = cg->version == RM_CGROUP_V2 && cg->partitions;
+	v2p = cg->version == RM_CGROUP_V2 && cg->partitions != RM_PARTITIONS_NONE;
+	remote = v2p && cg->partitions == RM_PARTITIONS_REMOTE;
+	root = v2p && cg->partitions == RM_PARTITIONS_ROOT;
 
-	/* grow: the parent's exclusive CPUs cover the old and the new isolated children */
-	if (v2p) {
+	/* remote: the parent's exclusive CPUs cover the old and the new isolated children */
+	if (remote) {
 		if (read_set(pexpath, pex, &msg) < 0) {
 			fail(s, msg);
 			goto out;
@@ -750,8 +949,7 @@ static int sync_steps(struct sync *s, const struct rm_cgroup_want *want, size_t 
 			goto out;
 	}
 
-	/* children that stop being (or change as) isolated partitions give their CPUs back first,
-	 * so that no sibling's exclusive CPUs stand in the way of the writes that follow */
+	/* children that stop being (or change as) isolated partitions give their CPUs back first */
 	for (int i = 0; v2p && i < nnames; i++) {
 		const struct rm_cgroup_want *w = find_want(want, n, names[i]);
 		char *dir = rm_cgroups_path(cg, names[i]);
@@ -766,6 +964,8 @@ static int sync_steps(struct sync *s, const struct rm_cgroup_want *want, size_t 
 		if (r < 0)
 			goto out;
 	}
+	if (v2p && shrink_children(s, want, n, names, nnames) < 0)
+		goto out;
 
 	/* create or update the wanted children: cpus, then mems (v1 needs both before a process
 	 * may join; writing the same value again is skipped) */
@@ -778,8 +978,6 @@ static int sync_steps(struct sync *s, const struct rm_cgroup_want *want, size_t 
 			r = put_set(s, dir, "cpuset.cpus", want[i].cpus, !newdir);
 		if (r == 0)
 			r = put_set(s, dir, "cpuset.mems", want[i].mems, !newdir);
-		if (r == 0 && v2p && want[i].isolate)
-			r = isolate(s, dir, want[i].cpus, newdir);
 		free(dir);
 		if (r < 0)
 			goto out;
@@ -792,8 +990,51 @@ static int sync_steps(struct sync *s, const struct rm_cgroup_want *want, size_t 
 		if (!find_want(want, n, names[i]) && remove_child(s, names[i], shared) < 0)
 			goto out;
 
-	/* shrink: the parent's exclusive CPUs are exactly the isolated children's */
-	if (v2p && put_set(s, cg->parent, "cpuset.cpus.exclusive", isol, true) < 0)
+	/* root: the parent a root partition holding every CPU of its children but the system's */
+	if (root && isolating) {
+		hwloc_bitmap_t held = hwloc_bitmap_alloc();
+		int r;
+
+		hwloc_bitmap_andnot(held, allcpus, keep);
+		r = parent_root(s, held, made);
+		hwloc_bitmap_free(held);
+		if (r < 0)
+			goto out;
+	}
+
+	/* the isolated partitions, now that no sibling holds their CPUs */
+	for (size_t i = 0; v2p && i < n; i++) {
+		char *dir;
+		int r;
+
+		if (!want[i].isolate)
+			continue;
+		dir = rm_cgroups_path(cg, want[i].name);
+		/* a child made in this sync is not logged: removing it reverts it */
+		r = isolate(s, dir, want[i].cpus, !find_name(names, nnames, want[i].name));
+		free(dir);
+		if (r < 0)
+			goto out;
+	}
+	/* every isolated child still valid after the others' and the parent's changes */
+	for (size_t i = 0; v2p && i < n; i++) {
+		char *dir;
+		int r;
+
+		if (!want[i].isolate)
+			continue;
+		dir = rm_cgroups_path(cg, want[i].name);
+		r = check_partition(s, dir, "isolated");
+		free(dir);
+		if (r < 0)
+			goto out;
+	}
+
+	/* remote: the parent's exclusive CPUs are exactly the isolated children's; root: with no
+	 * isolated child left, the parent is a member with no CPUs of its own again */
+	if (remote && put_set(s, cg->parent, "cpuset.cpus.exclusive", isol, true) < 0)
+		goto out;
+	if (root && !isolating && parent_member(s) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -19,6 +19,21 @@ enum rm_cgroup_version {
 	RM_CGROUP_V2 = 2,
 };
 
+/*
+ * How the kernel makes a child of the parent an isolated cpuset partition (v2).
+ * REMOTE (6.7+, cpuset.cpus.exclusive): the parent stays a member, its cpuset.cpus.exclusive
+ *   lists the isolated children's CPUs, which leave the root's effective set alone.
+ * ROOT (6.1-6.6: cpuset.cpus.partition with its "isolated" type, no cpuset.cpus.exclusive): the
+ *   parent must itself be a "root" partition holding every CPU its children use but the ones the
+ *   rest of the system keeps (the shared want's KEEP), which must not be empty.
+ * NONE: no partitions (< 5.11, or no "isolated" type before 6.1), or cgroup v1.
+ */
+enum rm_cgroup_partitions {
+	RM_PARTITIONS_NONE = 0,
+	RM_PARTITIONS_ROOT,
+	RM_PARTITIONS_REMOTE,
+};
+
 /* The cpuset hierarchy in use. Nothing outside PARENT is ever written, but for "+cpuset" in the
  * v2 root's cgroup.subtree_control, which the parent's cpuset files need. */
 struct rm_cgroups {
@@ -26,8 +41,9 @@ struct rm_cgroups {
 	char *mount;  /* the hierarchy's mount point: /sys/fs/cgroup/cpuset (v1), /sys/fs/cgroup (v2) */
 	char *parent; /* MOUNT/rmtools (v1) or MOUNT/rmtools.slice (v2) */
 	hwloc_bitmap_t cpus, mems; /* what the hierarchy's root offers (its effective sets; v2:
-				    * plus the parent's cpuset.cpus.exclusive, our partitions) */
-	bool partitions; /* v2 only: cpuset.cpus.partition and cpuset.cpus.exclusive exist */
+				    * plus our partitions' CPUs: the parent's cpuset.cpus.exclusive,
+				    * or its cpuset.cpus while it is a root partition) */
+	enum rm_cgroup_partitions partitions; /* v2 only: how an isolated child is made */
 };
 
 /*
@@ -47,15 +63,28 @@ struct rm_cgroup_want {
 	hwloc_const_bitmap_t cpus; /* not empty */
 	hwloc_const_bitmap_t mems; /* not empty */
 	bool isolate;              /* v2: an isolated partition (needs cg->partitions) */
+	hwloc_const_bitmap_t keep; /* RM_CGROUP_SHARED only, may be NULL: the CPUs the system
+				    * outside the parent keeps when the parent must be a root
+				    * partition (RM_PARTITIONS_ROOT) */
 };
+
+/*
+ * Why --isolate cannot be done here, allocated ("--isolate needs cgroup v2 cpuset partitions
+ * (...)"), or NULL when it can. KEEP: the CPUs the rest of the system would keep (the
+ * reservation), needed with RM_PARTITIONS_ROOT. Reads only.
+ */
+char *rm_cgroups_isolate_refused(const struct rm_cgroups *cg, hwloc_const_bitmap_t keep);
 
 /*
  * Make the parent's children exactly WANT[0..N): create the parent when missing (v1: with the
  * root's cpus and mems, before any child; v2: "+cpuset" in the root's and the parent's
  * cgroup.subtree_control), create or update each wanted child (cpuset.cpus and cpuset.mems; v1
- * needs both set before a process may join), set or clear isolated partitions, and remove every
- * other child, first moving its processes into the RM_CGROUP_SHARED child (which WANT must hold
- * when a child with processes goes). Writes are ordered so the kernel accepts each one. On a
+ * needs both set before a process may join), set or clear isolated partitions (with the parent's
+ * cpuset.cpus.exclusive, or the parent as a root partition: see enum rm_cgroup_partitions), and
+ * remove every other child, first moving its processes into the RM_CGROUP_SHARED child (which
+ * WANT must hold when a child with processes goes). Writes are ordered so the kernel accepts each
+ * one: a partition's CPUs are exclusive among its siblings, so children shrink before any is
+ * isolated, and isolated ones go back to members before their CPUs are given to others. On a
  * failure everything done in this call is undone, and -1 is returned with *ERRMSG naming the
  * file and the kernel's error ("cannot write '8-15' to /sys/fs/cgroup/cpuset/rmtools/a/cpuset.cpus:
  * Invalid argument"). A CPU or node outside cg->cpus / cg->mems is refused before any write.

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A FUSE file system that behaves like a cgroup v2 (unified) mount for the cpuset writes rmtools makes.
 """
-fake-cgroupfs.py MOUNTPOINT --cpus 0-15 --mems 0-1 [--no-partitions] [--no-cpuset]
-                 [--background [--log FILE]]
+fake-cgroupfs.py MOUNTPOINT --cpus 0-15 --mems 0-1 [--no-partitions | --no-exclusive]
+                 [--no-cpuset] [--background [--log FILE]]
 
 Emulates, in memory, what the kernel's cgroupfs does for these operations:
   - mkdir/rmdir of cgroups; rmdir fails EBUSY while the cgroup has children or processes; files
@@ -19,12 +19,21 @@ Emulates, in memory, what the kernel's cgroupfs does for these operations:
     for a non-root parent, no overlap with a sibling's, else EINVAL),
     cpuset.cpus.exclusive.effective, cpuset.cpus.partition ("member", "root", "isolated"; an
     invalid partition reads "isolated invalid (reason)") and the root's cpuset.cpus.isolated.
-    Valid partitions take their CPUs out of the root's effective set.
+    Valid partitions take their CPUs out of the root's effective set. A partition's CPUs must be
+    exclusive among its siblings (its cpuset.cpus.exclusive, else its cpuset.cpus, against
+    theirs), else it reads "... invalid (Cpu list in cpuset.cpus not exclusive)", and a write to
+    cpuset.cpus overlapping a valid partition sibling fails EINVAL, as 6.12 does.
+  - --no-exclusive is Linux 6.1-6.6: cpuset.cpus.partition without cpuset.cpus.exclusive (nor
+    the root's cpuset.cpus.isolated); a partition is valid only below the root or a valid
+    partition ("Parent is not a partition root"), with cpuset.cpus exclusive among its
+    siblings, and takes its CPUs from its parent, which must keep one while it has processes
+    ("Parent unable to distribute cpu downstream"; the root always has some).
+  - --no-partitions is older than 5.11: no partition files at all.
 The cpuset files appear in a child when its parent's subtree_control enables cpuset.
 Not emulated: other controllers' files, threads (cgroup.threads, cgroup.type), permissions and
 delegation, memory migration, hotplug, real processes (pids are just numbers), local partitions
-taking CPUs from a non-root parent, and the order in which the kernel validates partitions
-(validity is recomputed on every read, in path order).
+taking CPUs from a non-root parent with cpuset.cpus.exclusive, and the order in which the kernel
+validates partitions (validity is recomputed on every read, in path order).
 
 --background forks, waits until the mount is there, prints the server's pid and returns; unmount
 with `umount MOUNTPOINT` or `fusermount -u MOUNTPOINT` and the server exits.
@@ -72,11 +81,12 @@ class Cgroup:
         return bool(self.procs) or any(c.populated() for c in self.children.values())
 
     def eff_cpus(self):
+        t = self.fs.taken()
         if not self.parent:
-            return self.fs.cpus - self.fs.taken()[0]
-        part = self.fs.taken()[1].get(self)
+            return self.fs.cpus - t[0] - t[4].get(self, set())
+        part = t[1].get(self)
         if part is not None:
-            return set(part)
+            return set(part) - t[4].get(self, set())
         pe = self.parent.eff_cpus()
         return (self.cpus & pe) or pe if self.has_cpuset() else pe
 
@@ -97,7 +107,7 @@ class Cgroup:
             if self.fs.cpuset:
                 f["cpuset.cpus.effective"] = (lambda: fmt_list(self.eff_cpus()), None)
                 f["cpuset.mems.effective"] = (lambda: fmt_list(self.eff_mems()), None)
-                if self.fs.partitions:
+                if self.fs.exclusive:
                     f["cpuset.cpus.isolated"] = (lambda: fmt_list(self.fs.taken()[2]), None)
             return f
         f["cgroup.events"] = (lambda: "populated %d\nfrozen 0" % self.populated(), None)
@@ -106,10 +116,11 @@ class Cgroup:
             f["cpuset.mems"] = (lambda: fmt_list(self.mems), self.w_mems)
             f["cpuset.cpus.effective"] = (lambda: fmt_list(self.eff_cpus()), None)
             f["cpuset.mems.effective"] = (lambda: fmt_list(self.eff_mems()), None)
-            if self.fs.partitions:
+            if self.fs.exclusive:
                 f["cpuset.cpus.exclusive"] = (lambda: fmt_list(self.exclusive), self.w_exclusive)
                 f["cpuset.cpus.exclusive.effective"] = (
                     lambda: fmt_list(self.fs.taken()[1].get(self, set())), None)
+            if self.fs.partitions:
                 f["cpuset.cpus.partition"] = (self.r_partition, self.w_partition)
         return f
 
@@ -146,8 +157,21 @@ class Cgroup:
             cg.procs.discard(pid)
         self.procs.add(pid)
 
+    def xcpus(self):
+        """The CPUs it asks to hold exclusively: cpuset.cpus.exclusive, else cpuset.cpus."""
+        return self.exclusive or self.cpus
+
+    def siblings(self):
+        return [c for c in self.parent.children.values() if c is not self and c.has_cpuset()]
+
     def w_cpus(self, text):
-        self.cpus = parse_list(text, self.fs.cpus)
+        new = parse_list(text, self.fs.cpus)
+        valid = self.fs.taken()[1]
+        # a partition's CPUs are exclusive among its siblings: writes that would overlap fail
+        for c in self.siblings():
+            if (c in valid or self in valid) and new & (c.xcpus() if c in valid else c.cpus):
+                raise err(errno.EINVAL)
+        self.cpus = new
 
     def w_mems(self, text):
         self.mems = parse_list(text, self.fs.mems)
@@ -174,10 +198,10 @@ class Cgroup:
 
 
 class FakeCgroupFS(fusefs.KernfsFS):
-    def __init__(self, cpus, mems, partitions, cpuset):
+    def __init__(self, cpus, mems, partitions, exclusive, cpuset):
         super().__init__()
         self.cpus, self.mems = cpus, mems
-        self.partitions, self.cpuset = partitions, cpuset
+        self.partitions, self.exclusive, self.cpuset = partitions, partitions and exclusive, cpuset
         self.root = Cgroup(self, None, "")
         self.root.procs.add(1)
 
@@ -188,22 +212,47 @@ class FakeCgroupFS(fusefs.KernfsFS):
             yield from self.all(cg.children[name])
 
     def taken(self):
-        """(CPUs held by valid partitions, {cgroup: its CPUs}, isolated CPUs, {cgroup: reason})"""
-        taken, valid, isolated, invalid = set(), {}, set(), {}
+        """(CPUs held by remote partitions, {cgroup: its CPUs}, isolated CPUs, {cgroup: reason},
+        {parent: CPUs its local partition children took})"""
+        taken, valid, isolated, invalid, given = set(), {}, set(), {}, {}
         for cg in self.all():
             if cg.parent is None or cg.partition == "member" or not cg.has_cpuset():
                 continue
-            ex = cg.exclusive
-            if not ex or not ex <= cg.cpus or (cg.parent.parent and not ex <= cg.parent.exclusive):
-                invalid[cg] = "Invalid cpu list in cpuset.cpus.exclusive"
-            elif not self.cpus - taken - ex:
-                invalid[cg] = "Parent unable to distribute cpu downstream"
-            else:
-                taken |= ex
-                valid[cg] = ex
-                if cg.partition == "isolated":
-                    isolated |= ex
-        return taken, valid, isolated, invalid
+            if any(cg.xcpus() & c.xcpus() for c in cg.siblings()):
+                invalid[cg] = "Cpu list in cpuset.cpus not exclusive"
+            elif self.exclusive:
+                ex = cg.exclusive
+                if not ex or not ex <= cg.cpus or (cg.parent.parent and not ex <= cg.parent.exclusive):
+                    invalid[cg] = "Invalid cpu list in cpuset.cpus.exclusive"
+                elif not self.cpus - taken - ex:
+                    invalid[cg] = "Parent unable to distribute cpu downstream"
+                else:
+                    taken |= ex
+                    valid[cg] = ex
+            else:  # local partitions: each takes its CPUs from its parent partition
+                par = cg.parent
+                if par.parent is not None and par not in valid:
+                    invalid[cg] = ("Parent is not a partition root" if par.partition == "member"
+                                   else "Parent is an invalid partition root")
+                    continue
+                have = (self.cpus if par.parent is None else valid[par]) - given.get(par, set())
+                if not cg.cpus & have:
+                    invalid[cg] = "Invalid cpu list in cpuset.cpus"
+                elif not have - cg.cpus and self.populated_outside(par, cg):
+                    invalid[cg] = "Parent unable to distribute cpu downstream"
+                else:
+                    valid[cg] = cg.cpus & have
+                    given[par] = given.get(par, set()) | valid[cg]
+            if cg in valid and cg.partition == "isolated":
+                isolated |= valid[cg]
+        return taken, valid, isolated, invalid, given
+
+    def populated_outside(self, par, cg):
+        """Whether processes run in partition PAR itself or below it but outside partitions."""
+        def members(c):
+            return c.procs or any(members(k) for k in c.children.values()
+                                  if k is not cg and k.partition == "member")
+        return par.parent is None or members(par)
 
     def lookup(self, path):
         """(cgroup, file name or None)"""
@@ -258,6 +307,7 @@ def main():
     ap.add_argument("--cpus", default="0-15")
     ap.add_argument("--mems", default="0")
     ap.add_argument("--no-partitions", action="store_true")
+    ap.add_argument("--no-exclusive", action="store_true")
     ap.add_argument("--no-cpuset", action="store_true")
     a = fusefs.parse_args(ap)
     try:
@@ -265,7 +315,7 @@ def main():
         mems = parse_list(a.mems, set(range(1024)))
     except fusefs.fuse.FuseOSError:
         ap.error("invalid --cpus or --mems")
-    fs = FakeCgroupFS(cpus, mems, not a.no_partitions, not a.no_cpuset)
+    fs = FakeCgroupFS(cpus, mems, not a.no_partitions, not a.no_exclusive, not a.no_cpuset)
     return fusefs.serve(fs, a, "fake-cgroupfs", "fake-cgroup2", "fakecgroup")
 
 

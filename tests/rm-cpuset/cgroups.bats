@@ -170,8 +170,51 @@ start_v2() {
 @test "v2 (fake): without partitions --isolate is refused with exit 2" {
 	start_v2 --no-partitions
 	run -2 --separate-stderr rm-cpuset --topology "$T16" alloc --count 2 --owner rt --isolate
-	assert_equal "$stderr" "rm-cpuset: --isolate needs cgroup v2 cpuset partitions (cpuset.cpus.exclusive, Linux 6.7 or later)"
+	[[ $stderr =~ ^"rm-cpuset: --isolate needs cgroup v2 cpuset partitions (cpuset.cpus.partition with its \"isolated\" type, Linux 6.1 or later; this is Linux "[^\ ]+")"$ ]] ||
+		fail "$stderr"
 	[ ! -e "$RM_STATE_DIR/cpuset.state" ]
+}
+
+@test "v2 (fake): isolated owners side by side, released in any order; the shared cgroup never overlaps them" {
+	start_v2
+	run -0 rm-cpuset --topology "$T16" alloc --count 4 --owner i1 --isolate
+	run -0 rm-cpuset --topology "$T16" alloc --count 2 --owner web
+	run -0 rm-cpuset --topology "$T16" alloc --count 4 --owner i2 --isolate
+	run -0 cat "$P/i1/cpuset.cpus.partition" "$P/i2/cpuset.cpus.partition" "$P/shared/cpuset.cpus" \
+		"$R/cpuset.cpus.isolated"
+	assert_output $'isolated\nisolated\n10-15\n0-3,6-9'
+	run -0 rm-cpuset --topology "$T16" release i1
+	run -0 rm-cpuset --topology "$T16" alloc --count 4 --owner i3 --isolate
+	run -0 cat "$P/i2/cpuset.cpus.partition" "$P/i3/cpuset.cpus.partition" "$R/cpuset.cpus.isolated"
+	assert_output $'isolated\nisolated\n0-3,6-9'
+	run -0 rm-cpuset --topology "$T16" release i2 web
+	run -0 rm-cpuset --topology "$T16" release i3
+	run -0 cat "$R/cpuset.cpus.isolated" "$R/cpuset.cpus.effective" "$P/cpuset.cpus.exclusive"
+	assert_output $'\n0-15'
+}
+
+@test "v2 (fake, 6.1): --isolate needs reserved CPUs; the parent is a root partition while an owner is isolated" {
+	start_v2 --no-exclusive
+	run -0 rm-cpuset --topology "$T16" alloc --count 2 --owner web
+	run -2 --separate-stderr rm-cpuset --topology "$T16" alloc --count 4 --owner rt --isolate
+	[[ $stderr == *"reserve the CPUs the rest of the system keeps first (rm-cpuset reserve)" ]] || fail "$stderr"
+	run -0 rm-cpuset --topology "$T16" list -o owner
+	assert_output owner=web
+	run -0 rm-cpuset --topology "$T16" reserve 14-15
+	run -0 rm-cpuset --topology "$T16" alloc --count 4 --owner rt --isolate -o cpus
+	assert_output cpus=2-5
+	run -0 cat "$P/cpuset.cpus.partition" "$P/cpuset.cpus" "$P/rt/cpuset.cpus.partition" \
+		"$P/rt/cpuset.cpus.effective" "$P/shared/cpuset.cpus" "$P/shared/cpuset.cpus.effective" \
+		"$R/cpuset.cpus.effective"
+	assert_output $'root\n0-13\nisolated\n2-5\n6-15\n6-13\n14-15'
+	run -0 rm-cpuset --topology "$T16" apply --dry-run -o cgroup,action
+	assert_output $'cgroup=web action=keep\ncgroup=rt action=keep\ncgroup=shared action=keep'
+	run -0 rm-cpuset --topology "$T16" alloc --count 2 --owner rt2 --isolate
+	run -0 rm-cpuset --topology "$T16" release rt
+	assert_equal "$(cat "$P/rt2/cpuset.cpus.partition")" isolated
+	run -0 rm-cpuset --topology "$T16" release rt2
+	run -0 cat "$P/cpuset.cpus.partition" "$P/cpuset.cpus" "$R/cpuset.cpus.effective"
+	assert_output $'member\n\n0-15'
 }
 
 @test "v2 (fake): no cpuset controller: a clear message, exit 1, nothing changed" {

@@ -12,7 +12,7 @@
 
 static const char *usage =
 	"usage: test-cgroup info\n"
-	"       test-cgroup sync [NAME=CPUS/MEMS[/isolate]...]\n"
+	"       test-cgroup sync [NAME=CPUS/MEMS[/isolate][/keep:CPUS]...]\n"
 	"       test-cgroup attach NAME PID\n"
 	"       test-cgroup read NAME        (exit 3 when absent)\n"
 	"       test-cgroup path NAME\n"
@@ -24,10 +24,10 @@ static char *fmt(hwloc_const_bitmap_t set)
 	return rm_cpulist_format(set);
 }
 
-/* NAME=CPUS/MEMS[/isolate] into W; the bitmaps are allocated. */
+/* NAME=CPUS/MEMS[/isolate][/keep:CPUS] into W; the bitmaps are allocated. */
 static int parse_want(char *arg, struct rm_cgroup_want *w)
 {
-	char *eq = strchr(arg, '='), *cpus, *mems, *flag, *msg = NULL;
+	char *eq = strchr(arg, '='), *cpus, *mems, *flag, *next, *msg = NULL;
 	hwloc_bitmap_t c = hwloc_bitmap_alloc(), m = hwloc_bitmap_alloc();
 
 	w->cpus = c;
@@ -40,11 +40,26 @@ static int parse_want(char *arg, struct rm_cgroup_want *w)
 	if (!(mems = strchr(cpus, '/')))
 		return -1;
 	*mems++ = '\0';
-	if ((flag = strchr(mems, '/'))) {
+	for (flag = strchr(mems, '/'); flag; flag = next) {
 		*flag++ = '\0';
-		if (strcmp(flag, "isolate"))
+		if ((next = strchr(flag, '/')))
+			*next = '\0';
+		if (!strcmp(flag, "isolate")) {
+			w->isolate = true;
+		} else if (!strncmp(flag, "keep:", 5) && !w->keep) {
+			hwloc_bitmap_t k = hwloc_bitmap_alloc();
+
+			w->keep = k;
+			if (rm_cpulist_parse_list(flag + 5, k, &msg) < 0) {
+				fprintf(stderr, "test-cgroup: %s\n", msg);
+				free(msg);
+				return -1;
+			}
+		} else {
 			return -1;
-		w->isolate = true;
+		}
+		if (next)
+			*next = '/';
 	}
 	if (rm_cpulist_parse_list(cpus, c, &msg) < 0 || rm_cpulist_parse_list(mems, m, &msg) < 0) {
 		fprintf(stderr, "test-cgroup: %s\n", msg);
@@ -72,6 +87,8 @@ static int cmd_sync(struct rm_cgroups *cg, int argc, char **argv, char **msg)
 			hwloc_bitmap_free((hwloc_bitmap_t)want[i].cpus);
 		if (want[i].mems)
 			hwloc_bitmap_free((hwloc_bitmap_t)want[i].mems);
+		if (want[i].keep)
+			hwloc_bitmap_free((hwloc_bitmap_t)want[i].keep);
 	}
 	free(want);
 	return rc;
@@ -97,7 +114,8 @@ int main(int argc, char **argv)
 		b = fmt(cg.mems);
 		printf("version=%d mount=%s parent=%s cpus=%s mems=%s partitions=%s\n", cg.version,
 		       cg.mount, cg.parent, *a ? a : "\"\"", *b ? b : "\"\"",
-		       cg.partitions ? "yes" : "no");
+		       cg.partitions == RM_PARTITIONS_REMOTE ? "yes" :
+		       cg.partitions == RM_PARTITIONS_ROOT ? "root" : "no");
 		free(a);
 		free(b);
 	} else if (!strcmp(argv[1], "sync")) {

@@ -29,7 +29,34 @@ teardown() {
 	assert_line --regexp '^Mems_allowed_list:[[:space:]]+1$'
 }
 
+# Before 6.7 (no cpuset.cpus.exclusive) the parent must be a root partition, which takes its CPUs
+# from every process outside it: --isolate needs CPUs reserved for the rest of the system.
+root_partitions() {
+	[ ! -e $CG/cpuset.cpus.exclusive ] && [ ! -e /sys/fs/cgroup/cpuset.cpus.isolated ]
+}
+
+# The CPUs of list $1 that list $2 has too, one a line.
+overlap() {
+	expand_list "$1" | sort >"$BATS_TEST_TMPDIR/a"
+	expand_list "$2" | sort >"$BATS_TEST_TMPDIR/b"
+	comm -12 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+}
+
+expand_list() {
+	local r
+	for r in ${1//,/ }; do
+		seq "${r%-*}" "${r#*-}"
+	done
+}
+
+reserve_for_root_partitions() {
+	if root_partitions; then
+		run -0 rm-cpuset reserve 0
+	fi
+}
+
 @test "--isolate makes a valid isolated partition and release gives the CPUs back" {
+	reserve_for_root_partitions
 	run -0 rm-cpuset alloc --count 2 --owner iso --isolate -o owner,cpus
 	cpus=$(field cpus)
 	assert_equal "$(cat $CG/iso/cpuset.cpus.partition)" isolated
@@ -37,18 +64,71 @@ teardown() {
 	# the scheduler sees the CPUs isolated (no load balancing): the root's set shrinks
 	run -0 cat /sys/fs/cgroup/cpuset.cpus.effective
 	refute_output "0-7"
+	# the shared pool's cgroup holds none of them
+	assert_equal "$(overlap "$(cat $CG/shared/cpuset.cpus)" "$cpus")" ""
+	if root_partitions; then
+		assert_equal "$(cat $CG/cpuset.cpus.partition)" root
+		assert_equal "$(cat /sys/fs/cgroup/cpuset.cpus.effective)" 0
+	fi
 	run -0 rm-cpuset release iso
 	[ ! -d $CG/iso ]
 	assert_equal "$(cat /sys/fs/cgroup/cpuset.cpus.effective)" 0-7
+	if root_partitions; then
+		assert_equal "$(cat $CG/cpuset.cpus.partition)" member
+		assert_equal "$(cat $CG/cpuset.cpus)" ""
+	fi
 }
 
 @test "two isolated owners side by side, then released in the other order" {
-	run -0 rm-cpuset alloc --count 2 --owner i1 --isolate
-	run -0 rm-cpuset alloc --count 2 --owner i2 --isolate
+	reserve_for_root_partitions
+	run -0 rm-cpuset alloc --count 2 --owner i1 --isolate -o cpus
+	c1=$(field cpus)
+	run -0 rm-cpuset alloc --count 2 --owner i2 --isolate -o cpus
+	c2=$(field cpus)
 	assert_equal "$(cat $CG/i1/cpuset.cpus.partition)" isolated
 	assert_equal "$(cat $CG/i2/cpuset.cpus.partition)" isolated
+	assert_equal "$(cat $CG/i1/cpuset.cpus.effective)" "$c1"
+	assert_equal "$(cat $CG/i2/cpuset.cpus.effective)" "$c2"
+	# the shared pool's cgroup overlaps neither
+	assert_equal "$(overlap "$(cat $CG/shared/cpuset.cpus)" "$c1,$c2")" ""
 	run -0 rm-cpuset release i1
 	assert_equal "$(cat $CG/i2/cpuset.cpus.partition)" isolated
+	run -0 rm-cpuset alloc --count 2 --owner i3 --isolate
+	assert_equal "$(cat $CG/i3/cpuset.cpus.partition)" isolated
 	run -0 rm-cpuset release i2
+	assert_equal "$(cat $CG/i3/cpuset.cpus.partition)" isolated
+	run -0 rm-cpuset release i3
 	assert_equal "$(cat /sys/fs/cgroup/cpuset.cpus.effective)" 0-7
+}
+
+@test "run --isolate: the command runs in an isolated partition; gc after it is killed restores the CPUs" {
+	reserve_for_root_partitions
+	run -0 rm-cpuset run --count 2 --owner r --isolate -- cat /proc/self/cgroup $CG/r/cpuset.cpus.partition
+	assert_line "0::/rmtools.slice/r"
+	assert_line isolated
+	[ ! -d $CG/r ]
+	assert_equal "$(cat /sys/fs/cgroup/cpuset.cpus.effective)" 0-7
+
+	rm-cpuset run --count 2 --owner k --isolate -- sleep 600 &
+	for i in $(seq 50); do
+		[ "$(cat $CG/k/cpuset.cpus.partition 2>/dev/null)" = isolated ] && break
+		sleep 0.2
+	done
+	assert_equal "$(cat $CG/k/cpuset.cpus.partition)" isolated
+	kill -9 $(cat $CG/k/cgroup.procs) $!
+	wait || true
+	run -0 rm-cpuset gc
+	[ ! -d $CG/k ]
+	assert_equal "$(cat /sys/fs/cgroup/cpuset.cpus.effective)" 0-7
+	run -0 rm-cpuset list
+	assert_output ""
+}
+
+@test "--isolate with root partitions and nothing reserved: exit 2, nothing made" {
+	root_partitions || skip "this kernel has remote partitions (cpuset.cpus.exclusive)"
+	run -2 rm-cpuset alloc --count 2 --owner iso --isolate
+	assert_output --partial "reserve the CPUs the rest of the system keeps first"
+	[ ! -d $CG/iso ]
+	run -0 rm-cpuset list
+	assert_output ""
 }

@@ -177,11 +177,12 @@ void alloc_check_owner(const struct pool *p, const char *owner)
 
 void alloc_check_isolate(const struct pool *p)
 {
-	if (!p->have_cgroups || !p->cg.partitions)
-		rm_usage_errx("--isolate needs cgroup v2 cpuset partitions (%s)",
-			      !p->have_cgroups ? "no cgroups are kept here" :
-			      p->cg.version == RM_CGROUP_V1 ? "this machine uses the v1 cpuset controller" :
-			      "cpuset.cpus.exclusive, Linux 6.7 or later");
+	char *msg;
+
+	if (!p->have_cgroups)
+		rm_usage_errx("--isolate needs cgroup v2 cpuset partitions (no cgroups are kept here)");
+	if ((msg = rm_cgroups_isolate_refused(&p->cg, p->reserved)))
+		rm_usage_errx("%s", msg);
 }
 
 /* The NUMA node of a PCI device, from sysfs (under --sysroot); -1 when the kernel has none. */

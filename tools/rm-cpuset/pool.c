@@ -402,7 +402,7 @@ size_t pool_wants(const struct pool *p, const struct rm_record *records, size_t 
 		  struct rm_cgroup_want **wantp)
 {
 	struct rm_cgroup_want *want = xcalloc(n + 1, sizeof(*want));
-	hwloc_bitmap_t exclusive = hwloc_bitmap_alloc(), cpus, mems;
+	hwloc_bitmap_t exclusive = hwloc_bitmap_alloc(), keep = hwloc_bitmap_alloc(), cpus, mems;
 	size_t k = 0, i;
 
 	for (i = 0; i < n; i++) {
@@ -419,20 +419,21 @@ size_t pool_wants(const struct pool *p, const struct rm_record *records, size_t 
 		hwloc_bitmap_or(exclusive, exclusive, cpus);
 		want[k++] = (struct rm_cgroup_want){
 			rm_record_get(r, "owner"), cpus, mems,
-			!strcmp(rm_record_get(r, "isolate") ?: "no", "yes"),
+			!strcmp(rm_record_get(r, "isolate") ?: "no", "yes"), NULL,
 		};
 	}
 	/* the shared pool of these records */
 	cpus = hwloc_bitmap_alloc();
 	hwloc_bitmap_andnot(cpus, p->all, exclusive);
 	for (i = 0; i < n; i++)
-		if (!strcmp(rm_record_kind(&records[i]), "reserved") &&
-		    !strcmp(rm_record_get(&records[i], "strict") ?: "no", "yes")) {
-			rm_cpulist_parse(rm_record_get(&records[i], "reserved"), exclusive, NULL);
-			hwloc_bitmap_andnot(cpus, cpus, exclusive);
+		if (!strcmp(rm_record_kind(&records[i]), "reserved")) {
+			/* the CPUs the rest of the system keeps where isolating needs that */
+			rm_cpulist_parse(rm_record_get(&records[i], "reserved"), keep, NULL);
+			if (!strcmp(rm_record_get(&records[i], "strict") ?: "no", "yes"))
+				hwloc_bitmap_andnot(cpus, cpus, keep);
 		}
 	want[k++] = (struct rm_cgroup_want){ RM_CGROUP_SHARED, cpus,
-					     hwloc_bitmap_dup(p->memnodes), false };
+					     hwloc_bitmap_dup(p->memnodes), false, keep };
 	hwloc_bitmap_free(exclusive);
 	*wantp = want;
 	return k;
@@ -443,6 +444,8 @@ void pool_wants_free(struct rm_cgroup_want *want, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		hwloc_bitmap_free((hwloc_bitmap_t)want[i].cpus);
 		hwloc_bitmap_free((hwloc_bitmap_t)want[i].mems);
+		if (want[i].keep)
+			hwloc_bitmap_free((hwloc_bitmap_t)want[i].keep);
 	}
 	free(want);
 }
