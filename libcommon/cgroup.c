@@ -345,7 +345,24 @@ void rm_cgroups_close(struct rm_cgroups *cg)
 		hwloc_bitmap_free(cg->cpus);
 	if (cg->mems)
 		hwloc_bitmap_free(cg->mems);
+	if (cg->offline)
+		hwloc_bitmap_free(cg->offline);
 	memset(cg, 0, sizeof(*cg));
+}
+
+void rm_cgroups_set_offline(struct rm_cgroups *cg, hwloc_const_bitmap_t offline)
+{
+	if (cg->offline)
+		hwloc_bitmap_free(cg->offline);
+	cg->offline = offline ? hwloc_bitmap_dup(offline) : NULL;
+}
+
+void rm_cgroups_cpus_written(const struct rm_cgroups *cg, hwloc_const_bitmap_t cpus,
+			     hwloc_bitmap_t written)
+{
+	hwloc_bitmap_copy(written, cpus);
+	if (cg->version == RM_CGROUP_V1 && cg->offline)
+		hwloc_bitmap_andnot(written, written, cg->offline);
 }
 
 char *rm_cgroups_path(const struct rm_cgroups *cg, const char *name)
@@ -682,15 +699,21 @@ static int check_wants(const struct rm_cgroups *cg, const struct rm_cgroup_want 
 			return -1;
 		}
 		for (int m = 0; m < 2; m++) {
-			hwloc_const_bitmap_t set = m ? w->mems : w->cpus;
+			hwloc_bitmap_t set = hwloc_bitmap_dup(m ? w->mems : w->cpus);
 			hwloc_const_bitmap_t have = m ? cg->mems : cg->cpus;
 
-			if (hwloc_bitmap_isincluded(set, have))
+			/* offline CPUs are not the root's now, but still the machine's */
+			if (!m && cg->offline)
+				hwloc_bitmap_andnot(set, set, cg->offline);
+			if (hwloc_bitmap_isincluded(set, have)) {
+				hwloc_bitmap_free(set);
 				continue;
+			}
 			hwloc_bitmap_t extra = hwloc_bitmap_alloc();
 			char *avail = rm_cpulist_format(have);
 
 			hwloc_bitmap_andnot(extra, set, have);
+			hwloc_bitmap_free(set);
 			outside = rm_cpulist_format(extra);
 			*errmsg = xasprintf("cgroup '%s' wants %s the cgroup root lacks (it has %s): '%s'",
 					    w->name, m ? "nodes" : "CPUs", avail, outside);
@@ -916,7 +939,11 @@ static int sync_steps(struct sync *s, const struct rm_cgroup_want *want, size_t 
 	int rc = -1;
 
 	for (size_t i = 0; i < n; i++) {
-		hwloc_bitmap_or(allcpus, allcpus, want[i].cpus);
+		hwloc_bitmap_t written = hwloc_bitmap_alloc();
+
+		rm_cgroups_cpus_written(cg, want[i].cpus, written);
+		hwloc_bitmap_or(allcpus, allcpus, written);
+		hwloc_bitmap_free(written);
 		hwloc_bitmap_or(allmems, allmems, want[i].mems);
 		if (want[i].isolate) {
 			hwloc_bitmap_or(isol, isol, want[i].cpus);
@@ -972,10 +999,13 @@ static int sync_steps(struct sync *s, const struct rm_cgroup_want *want, size_t 
 	for (size_t i = 0; i < n; i++) {
 		char *dir = rm_cgroups_path(cg, want[i].name);
 		bool newdir = !rm_kernfs_is_dir(dir, FILES);
+		hwloc_bitmap_t written = hwloc_bitmap_alloc();
 		int r = newdir ? make_dir(s, dir) : 0;
 
+		rm_cgroups_cpus_written(cg, want[i].cpus, written);
 		if (r == 0)
-			r = put_set(s, dir, "cpuset.cpus", want[i].cpus, !newdir);
+			r = put_set(s, dir, "cpuset.cpus", written, !newdir);
+		hwloc_bitmap_free(written);
 		if (r == 0)
 			r = put_set(s, dir, "cpuset.mems", want[i].mems, !newdir);
 		free(dir);

@@ -44,6 +44,7 @@ struct rm_cgroups {
 				    * plus our partitions' CPUs: the parent's cpuset.cpus.exclusive,
 				    * or its cpuset.cpus while it is a root partition) */
 	enum rm_cgroup_partitions partitions; /* v2 only: how an isolated child is made */
+	hwloc_bitmap_t offline; /* present CPUs that are offline (rm_cgroups_set_offline), or NULL */
 };
 
 /*
@@ -57,10 +58,24 @@ struct rm_cgroups {
 int rm_cgroups_open(struct rm_cgroups *cg, char **errmsg);
 void rm_cgroups_close(struct rm_cgroups *cg);
 
+/*
+ * Say which CPUs are offline (present, not online; NULL or empty for none). A child may keep
+ * them: v2 takes any possible CPU in cpuset.cpus and keeps it there across hotplug, the effective
+ * CPUs being the online ones; v1 refuses an offline CPU (EINVAL, cpuset.cpus must lie within the
+ * root's, which are the online CPUs) and drops a CPU from every cpuset when it goes offline, so
+ * v1 children are given their online CPUs only.
+ */
+void rm_cgroups_set_offline(struct rm_cgroups *cg, hwloc_const_bitmap_t offline);
+
+/* The cpuset.cpus a child wanting CPUS gets on this hierarchy: CPUS on v2, its online CPUs on v1
+ * (possibly none). */
+void rm_cgroups_cpus_written(const struct rm_cgroups *cg, hwloc_const_bitmap_t cpus,
+			     hwloc_bitmap_t written);
+
 /* One child of the parent as it should be. */
 struct rm_cgroup_want {
 	const char *name;          /* RM_CGROUP_SHARED or an owner name (already validated) */
-	hwloc_const_bitmap_t cpus; /* not empty */
+	hwloc_const_bitmap_t cpus; /* not empty; may hold offline CPUs (rm_cgroups_set_offline) */
 	hwloc_const_bitmap_t mems; /* not empty */
 	bool isolate;              /* v2: an isolated partition (needs cg->partitions) */
 	hwloc_const_bitmap_t keep; /* RM_CGROUP_SHARED only, may be NULL: the CPUs the system

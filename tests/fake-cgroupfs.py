@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A FUSE file system that behaves like a cgroup v2 (unified) mount for the cpuset writes rmtools makes.
 """
-fake-cgroupfs.py MOUNTPOINT --cpus 0-15 --mems 0-1 [--no-partitions | --no-exclusive]
+fake-cgroupfs.py MOUNTPOINT --cpus 0-15 --mems 0-1 [--offline LIST] [--no-partitions | --no-exclusive]
                  [--no-cpuset] [--background [--log FILE]]
 
 Emulates, in memory, what the kernel's cgroupfs does for these operations:
@@ -13,7 +13,9 @@ Emulates, in memory, what the kernel's cgroupfs does for these operations:
     disable one a child still enables), cgroup.procs (one pid a write, moved out of its previous
     cgroup; EBUSY into a non-root cgroup with controllers enabled; EINVAL for 0 or garbage),
     cgroup.events;
-  - cpuset.cpus / cpuset.mems (kernel list syntax, within the root's sets, else EINVAL),
+  - cpuset.cpus / cpuset.mems (kernel list syntax, within the root's sets, else EINVAL; --cpus
+    are the possible CPUs, of which --offline ones are kept in cpuset.cpus but left out of every
+    effective set, as v2 does across hotplug),
     cpuset.cpus.effective / cpuset.mems.effective (own set within the parent's effective one,
     or the parent's when empty), and with partitions cpuset.cpus.exclusive (within the parent's
     for a non-root parent, no overlap with a sibling's, else EINVAL),
@@ -83,7 +85,7 @@ class Cgroup:
     def eff_cpus(self):
         t = self.fs.taken()
         if not self.parent:
-            return self.fs.cpus - t[0] - t[4].get(self, set())
+            return self.fs.cpus - self.fs.offline - t[0] - t[4].get(self, set())
         part = t[1].get(self)
         if part is not None:
             return set(part) - t[4].get(self, set())
@@ -202,6 +204,7 @@ class FakeCgroupFS(fusefs.KernfsFS):
         super().__init__()
         self.cpus, self.mems = cpus, mems
         self.partitions, self.exclusive, self.cpuset = partitions, partitions and exclusive, cpuset
+        self.offline = set()
         self.root = Cgroup(self, None, "")
         self.root.procs.add(1)
 
@@ -306,6 +309,7 @@ def main():
     ap = fusefs.arguments("Emulate a cgroup v2 cpuset mount with FUSE.")
     ap.add_argument("--cpus", default="0-15")
     ap.add_argument("--mems", default="0")
+    ap.add_argument("--offline", default="")
     ap.add_argument("--no-partitions", action="store_true")
     ap.add_argument("--no-exclusive", action="store_true")
     ap.add_argument("--no-cpuset", action="store_true")
@@ -313,9 +317,11 @@ def main():
     try:
         cpus = parse_list(a.cpus, set(range(8192)))
         mems = parse_list(a.mems, set(range(1024)))
+        offline = parse_list(a.offline, cpus)
     except fusefs.fuse.FuseOSError:
-        ap.error("invalid --cpus or --mems")
+        ap.error("invalid --cpus, --mems or --offline")
     fs = FakeCgroupFS(cpus, mems, not a.no_partitions, not a.no_exclusive, not a.no_cpuset)
+    fs.offline = offline
     return fusefs.serve(fs, a, "fake-cgroupfs", "fake-cgroup2", "fakecgroup")
 
 

@@ -44,7 +44,7 @@ refused() {
 	run -0 sed -n 1p "$STATE"
 	assert_output --regexp '^rmtools_state=cpuset version=1 records=2 checksum=[0-9a-f]{8}$'
 	run -0 sed -n 2,3p "$STATE"
-	assert_line --index 0 --regexp '^topology=[0-9a-f]{8} cpus=0-31 nodes=0-3$'
+	assert_line --index 0 --regexp '^topology=[0-9a-f]{8} cpus=0-31 nodes=0-3 online=0-31$'
 	assert_line --index 1 --regexp '^owner=web cpus=0-3 mems=0 count=4 isolate=no pid=- start=- created=[0-9]+$'
 	# the next owner packs beside it; the pools follow
 	run -0 cs alloc --count 2 --owner db

@@ -21,6 +21,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "numanode.h"
 #include "rm-bench.h"
 #include "size.h"
 #include "sysfs.h"
@@ -172,9 +173,44 @@ void bench_node_cpus(const struct bench *b, int node, hwloc_bitmap_t set)
 	hwloc_bitmap_and(set, set, b->allowed);
 }
 
-void bench_node_arg_cpus(const struct bench *b, const char *arg, hwloc_bitmap_t set)
+bool bench_near_cpus(const struct bench *b, int node, hwloc_bitmap_t set)
 {
-	bench_node_cpus(b, bench_node(b, "--node", arg, false), set);
+	hwloc_bitmap_t own = hwloc_bitmap_alloc();
+	bool cpuless;
+
+	node_cpulist(node, own);
+	cpuless = hwloc_bitmap_iszero(own);
+	hwloc_bitmap_free(own);
+	if (!cpuless)
+		return false;
+	if (rm_numa_cpu_node(NULL, node, b->allowed, set) < 0)
+		rm_usage_errx("NUMA node has no CPUs, and no node has CPUs allowed here: '%d'", node);
+	return true;
+}
+
+int bench_mem_node_arg(const struct bench *b, const char *arg, int node_mem)
+{
+	int node = bench_node(b, "--mem-node", arg, true);
+
+	if (node_mem >= 0 && node != node_mem)
+		rm_usage_errx("--node %d has no CPUs: its memory is the one measured, not --mem-node's: "
+			      "'%s'", node_mem, arg);
+	return node;
+}
+
+void bench_node_arg_cpus(const struct bench *b, const char *arg, hwloc_bitmap_t set,
+			 int *mem_node)
+{
+	int node = bench_node(b, "--node", arg, false);
+
+	*mem_node = -1;
+	if (bench_near_cpus(b, node, set)) {
+		if (!hwloc_bitmap_isset(b->mem_nodes, (unsigned)node))
+			rm_usage_errx("NUMA node has no CPUs and no memory: '%s'", arg);
+		*mem_node = node;
+		return;
+	}
+	bench_node_cpus(b, node, set);
 	if (hwloc_bitmap_iszero(set)) {
 		hwloc_bitmap_free(set);
 		rm_usage_errx("NUMA node has no CPUs allowed here: '%s'", arg);

@@ -260,9 +260,12 @@ struct lat_args {
 static const struct argp_option lat_options[] = {
 	{ "cpu", OPT_CPU, "CPU", 0, "the CPU to follow the chain on (default: the first allowed)",
 	  0 },
-	{ "node", OPT_NODE, "N", 0, "run on the first allowed CPU of NUMA node N", 0 },
+	{ "node", OPT_NODE, "N", 0,
+	  "run on the first allowed CPU of NUMA node N; for a node without CPUs, bind the "
+	  "memory to it and run on its nearest CPU node", 0 },
 	{ "mem-node", OPT_MEM_NODE, "N", 0,
-	  "bind the memory to NUMA node N (default: the CPU's node)", 0 },
+	  "bind the memory to NUMA node N (default: the CPU's node); a node without CPUs is "
+	  "measured from its nearest CPU node unless --cpu says", 0 },
 	{ "sizes", OPT_SIZES, "LIST", 0,
 	  "working-set sizes (default: inside L1, L2, L3, and 4 x L3)", 0 },
 	{ "sweep", OPT_SWEEP, NULL, 0, "sizes from 4KiB to 8 x L3, four per doubling", 0 },
@@ -351,6 +354,7 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 	hwloc_bitmap_t set;
 	struct rm_out *out;
 	struct bench b;
+	int near_mem = -1;
 
 	if (bench_parse(&argp, argc, argv, c, &a, lat_cols, lat_ncols)) {
 		free(a.sizes);
@@ -366,9 +370,16 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 			rm_usage_errx("--cpu takes one CPU: '%s'", a.cpu);
 		}
 	} else if (a.node) {
-		bench_node_arg_cpus(&b, a.node, set);
+		bench_node_arg_cpus(&b, a.node, set, &near_mem);
 	} else {
 		hwloc_bitmap_copy(set, b.deflt);
+	}
+	p.mem_node = near_mem;
+	if (a.mem_node) {
+		p.mem_node = bench_mem_node_arg(&b, a.mem_node, near_mem);
+		/* memory without CPUs is followed from its nearest CPU node, unless told */
+		if (!a.cpu && !a.node)
+			bench_near_cpus(&b, p.mem_node, set);
 	}
 	p.cpu = hwloc_bitmap_first(set);
 	if (a.neighbour) {
@@ -376,8 +387,6 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 		p.neighbour = neighbour_cpus(&b, a.neighbour, set);
 	}
 	hwloc_bitmap_free(set);
-	if (a.mem_node)
-		p.mem_node = bench_node(&b, "--mem-node", a.mem_node, true);
 	if (!a.npages) {
 		a.pages = xcalloc(1, sizeof(*a.pages));
 		a.pages[a.npages++] = b.page;

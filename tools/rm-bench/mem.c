@@ -388,9 +388,12 @@ struct mem_args {
 static const struct argp_option mem_options[] = {
 	{ "cpus", OPT_CPUS, "SET", 0, "the CPUs to run on, one thread each (default: all allowed)",
 	  0 },
-	{ "node", OPT_NODE, "N", 0, "run on the CPUs of NUMA node N", 0 },
+	{ "node", OPT_NODE, "N", 0,
+	  "run on the CPUs of NUMA node N; for a node without CPUs, bind the arrays to it and "
+	  "run on its nearest CPU node", 0 },
 	{ "mem-node", OPT_MEM_NODE, "N", 0,
-	  "bind the arrays to NUMA node N (default: each thread's own node)", 0 },
+	  "bind the arrays to NUMA node N (default: each thread's own node); a node without "
+	  "CPUs is measured from its nearest CPU node unless --cpus says", 0 },
 	{ "threads", OPT_THREADS, "N", 0, "use N of the CPUs, one per core first", 0 },
 	{ "size", OPT_SIZE, "SIZE", 0,
 	  "the size of each array (default: 4 x the last-level caches)", 0 },
@@ -503,6 +506,7 @@ int cmd_mem(int argc, char **argv, struct rm_common *c)
 	struct mem_params p = { .mem_node = -1 };
 	struct rm_out *out;
 	struct bench b;
+	int near_mem = -1;
 
 	if (bench_parse(&argp, argc, argv, c, &a, mem_cols, mem_ncols))
 		return RM_EXIT_SUCCESS;
@@ -511,11 +515,16 @@ int cmd_mem(int argc, char **argv, struct rm_common *c)
 	if (a.cpus)
 		bench_cpus(&b, "--cpus", a.cpus, p.cpus);
 	else if (a.node)
-		bench_node_arg_cpus(&b, a.node, p.cpus);
+		bench_node_arg_cpus(&b, a.node, p.cpus, &near_mem);
 	else
 		hwloc_bitmap_copy(p.cpus, b.deflt);
-	if (a.mem_node)
-		p.mem_node = bench_node(&b, "--mem-node", a.mem_node, true);
+	p.mem_node = near_mem;
+	if (a.mem_node) {
+		p.mem_node = bench_mem_node_arg(&b, a.mem_node, near_mem);
+		/* memory without CPUs is measured from its nearest CPU node, unless told */
+		if (!a.cpus && !a.node)
+			bench_near_cpus(&b, p.mem_node, p.cpus);
+	}
 	if (a.threads > hwloc_bitmap_weight(p.cpus))
 		rm_usage_errx("more threads than CPUs (%d): '%d'", hwloc_bitmap_weight(p.cpus),
 			      a.threads);

@@ -49,8 +49,19 @@ void bench_cpus(const struct bench *b, const char *opt, const char *arg, hwloc_b
 int bench_node(const struct bench *b, const char *opt, const char *arg, bool need_memory);
 /* The online CPUs of NODE (kernel view), and its allowed ones among them into SET. */
 void bench_node_cpus(const struct bench *b, int node, hwloc_bitmap_t set);
-/* The allowed CPUs of the node ARG of --node into SET; exits 2 (SET freed) when there are none. */
-void bench_node_arg_cpus(const struct bench *b, const char *arg, hwloc_bitmap_t set);
+/* For NODE without CPUs (memory only: CXL memory, HBM): the allowed CPUs of the node nearest to
+ * it by distance (ties to the lowest id) into SET, and true; exits 2 when no node has allowed
+ * CPUs. False (SET unchanged) when NODE has CPUs. */
+bool bench_near_cpus(const struct bench *b, int node, hwloc_bitmap_t set);
+/* The node ARG of --mem-node (with memory); NODE_MEM is the memory node --node set (-1: none),
+ * which another one contradicts (exit 2). */
+int bench_mem_node_arg(const struct bench *b, const char *arg, int node_mem);
+/* The allowed CPUs of the node ARG of --node into SET, *MEM_NODE -1; for a node without CPUs,
+ * those of its nearest CPU node (bench_near_cpus), *MEM_NODE the node itself, whose memory is
+ * measured. Exits 2 (SET freed) when the node has CPUs but none allowed, or neither CPUs nor
+ * memory. */
+void bench_node_arg_cpus(const struct bench *b, const char *arg, hwloc_bitmap_t set,
+			 int *mem_node);
 /* The NUMA node of CPU; -1 when unknown. */
 int bench_cpu_node(const struct bench *b, int cpu);
 /* The memory node for a thread on CPU: its own when it has memory, else -1 (the kernel's pick). */

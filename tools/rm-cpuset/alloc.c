@@ -578,8 +578,8 @@ int cmd_accept_topology(int argc, char **argv, struct rm_common *c)
 	static const struct argp argp = {
 		options, rm_dry_run_parse, NULL,
 		"Adopt the CPUs as they are now: drop the allocations (and reserved CPUs) that "
-		"name CPUs no longer online, keep the rest (their memory nodes recomputed), and "
-		"print the dropped allocations.",
+		"name CPUs no longer present, keep the rest (their memory nodes recomputed), and "
+		"print the dropped allocations. Offline CPUs are still present.",
 		NULL, NULL, NULL
 	};
 	bool dry_run = false;
@@ -599,15 +599,15 @@ int cmd_accept_topology(int argc, char **argv, struct rm_common *c)
 		if (strcmp(rm_record_kind(r), "owner"))
 			continue;
 		pool_owner_cpus(r, cpus);
-		if (hwloc_bitmap_isincluded(cpus, p.all)) {
+		if (hwloc_bitmap_isincluded(cpus, p.present)) {
 			pool_set_mems(&p, i, cpus);
 			continue;
 		}
 		prepend_copy(gone, &ngone, r);
 		pool_remove(&p, i);
 	}
-	if (!hwloc_bitmap_isincluded(p.reserved, p.all)) {
-		hwloc_bitmap_and(cpus, p.reserved, p.all);
+	if (!hwloc_bitmap_isincluded(p.reserved, p.present)) {
+		hwloc_bitmap_and(cpus, p.reserved, p.present);
 		pool_set_reserved(&p, cpus, p.strict);
 	}
 	if (!dry_run)

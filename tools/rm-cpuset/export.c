@@ -466,6 +466,19 @@ static void apply_record(struct pool *p, struct rm_out *out, const char *name,
 	free(path);
 }
 
+/* Whether a cgroup's cpuset.cpus HAVE is what wanting CPUS writes there. */
+static bool cpus_as_written(const struct rm_cgroups *cg, hwloc_const_bitmap_t have,
+			    hwloc_const_bitmap_t cpus)
+{
+	hwloc_bitmap_t written = hwloc_bitmap_alloc();
+	bool same;
+
+	rm_cgroups_cpus_written(cg, cpus, written);
+	same = hwloc_bitmap_isequal(have, written);
+	hwloc_bitmap_free(written);
+	return same;
+}
+
 int cmd_apply(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp_option options[] = {
@@ -525,7 +538,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		if ((rc = rm_cgroups_read(&p.cg, want[i].name, cpus, mems, &isolated, &msg)) < 0)
 			errx(RM_EXIT_FAILURE, "%s", msg);
 		actions[i] = rc == 0 ? "create" :
-			     hwloc_bitmap_isequal(cpus, want[i].cpus) &&
+			     cpus_as_written(&p.cg, cpus, want[i].cpus) &&
 			     hwloc_bitmap_isequal(mems, want[i].mems) &&
 			     isolated == want[i].isolate ? "keep" : "update";
 	}

@@ -20,7 +20,7 @@ bool opt_no_cgroups;
 
 enum { OWNER_OWNER, OWNER_CPUS, OWNER_MEMS, OWNER_CORES, OWNER_NODES, OWNER_CGROUP, OWNER_COUNT,
        OWNER_PACKAGES, OWNER_ISOLATE, OWNER_PID, OWNER_CREATED, OWNER_L3_WAYS, OWNER_L3_EXCLUSIVE,
-       OWNER_L3_MASKS, OWNER_MEM_BANDWIDTH, OWNER_RESCTRL };
+       OWNER_L3_MASKS, OWNER_MEM_BANDWIDTH, OWNER_RESCTRL, OWNER_OFFLINE };
 const struct rm_column owner_cols[] = {
 	[OWNER_OWNER] = { "owner", RM_COL_STRING, "the owner's name" },
 	[OWNER_CPUS] = { "cpus", RM_COL_SET, "its exclusive CPUs" },
@@ -40,6 +40,8 @@ const struct rm_column owner_cols[] = {
 	[OWNER_MEM_BANDWIDTH] = { "mem_bandwidth", RM_COL_STRING,
 				  "its memory bandwidth limit as asked (- for none)" },
 	[OWNER_RESCTRL] = { "resctrl", RM_COL_STRING, "its resctrl group (- when none is kept)" },
+	[OWNER_OFFLINE] = { "offline", RM_COL_SET,
+			    "its CPUs that are offline now (\"\" for none; else it is degraded)" },
 };
 const size_t owner_ncols = ARRAY_SIZE(owner_cols);
 const char owner_defaults[] = "owner,cpus,mems,cores,nodes,cgroup";
@@ -94,6 +96,12 @@ void pool_owner_cpus(const struct rm_record *r, hwloc_bitmap_t cpus)
 	hwloc_bitmap_zero(cpus);
 	if (v)
 		rm_cpulist_parse(v, cpus, NULL);
+}
+
+void pool_owner_offline(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t cpus)
+{
+	pool_owner_cpus(r, cpus);
+	hwloc_bitmap_andnot(cpus, cpus, p->all);
 }
 
 long pool_find(const struct pool *p, const char *owner)
@@ -162,6 +170,9 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 	p->all = hwloc_bitmap_alloc();
 	for (unsigned i = 0; i < p->ct->ncpus; i++)
 		hwloc_bitmap_set(p->all, p->ct->cpu[i]);
+	p->present = hwloc_bitmap_dup(p->t->present ? p->t->present :
+				      hwloc_topology_get_complete_cpuset(p->t->topo));
+	hwloc_bitmap_or(p->present, p->present, p->all);
 	p->memnodes = hwloc_bitmap_alloc();
 	while ((node = hwloc_get_next_obj_by_type(p->t->topo, HWLOC_OBJ_NUMANODE, node)))
 		if (node->attr->numanode.local_memory)
@@ -189,6 +200,7 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 	if (p->cgroups) {
 		if (rm_cgroups_open(&p->cg, &msg) == 0) {
 			p->have_cgroups = true;
+			rm_cgroups_set_offline(&p->cg, p->t->offline);
 		} else if (flags & POOL_NEED_CGROUPS) {
 			errx(RM_EXIT_FAILURE, "%s; --no-cgroups keeps allocations in the state only",
 			     msg);
@@ -224,6 +236,7 @@ void pool_close(struct pool *p)
 		rm_resctrl_close(&p->rc);
 	free(p->resctrl_err);
 	hwloc_bitmap_free(p->all);
+	hwloc_bitmap_free(p->present);
 	hwloc_bitmap_free(p->memnodes);
 	hwloc_bitmap_free(p->reserved);
 	hwloc_bitmap_free(p->exclusive);
@@ -231,10 +244,17 @@ void pool_close(struct pool *p)
 	rm_topo_free(p->t);
 }
 
+/* The topology record's online field; a record without one was written with all its CPUs online. */
+static void record_online(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t set)
+{
+	get_set(p, r, rm_record_get(r, "online") ? "online" : "cpus", set);
+}
+
 void pool_check_topology(struct pool *p)
 {
-	hwloc_bitmap_t was, gone, added;
+	hwloc_bitmap_t was, online, gone, added;
 	const struct rm_record *r = NULL;
+	bool same_online;
 	char *g, *a;
 
 	for (size_t i = 0; i < p->st.nrecords && !r; i++)
@@ -243,11 +263,24 @@ void pool_check_topology(struct pool *p)
 	if (!r || !strcmp(rm_record_get(r, "topology"), p->digest))
 		return; /* a new state, or the same CPUs */
 	was = hwloc_bitmap_alloc();
+	online = hwloc_bitmap_alloc();
 	gone = hwloc_bitmap_alloc();
 	added = hwloc_bitmap_alloc();
 	get_set(p, r, "cpus", was);
-	hwloc_bitmap_andnot(gone, was, p->all);
-	hwloc_bitmap_andnot(added, p->all, was);
+	record_online(p, r, online);
+	same_online = hwloc_bitmap_isequal(online, p->all);
+	hwloc_bitmap_free(online);
+	/* The same present CPUs with others online: CPUs went offline or came back, which
+	 * changes no allocation. The digest only tells the rest apart while the same CPUs are
+	 * online. */
+	if (hwloc_bitmap_isequal(was, p->present) && !same_online) {
+		hwloc_bitmap_free(was);
+		hwloc_bitmap_free(gone);
+		hwloc_bitmap_free(added);
+		return;
+	}
+	hwloc_bitmap_andnot(gone, was, p->present);
+	hwloc_bitmap_andnot(added, p->present, was);
 	g = rm_cpulist_format(gone);
 	a = rm_cpulist_format(added);
 	hwloc_bitmap_free(was);
@@ -383,9 +416,10 @@ static void set_topology_record(struct pool *p)
 			break;
 		}
 	rm_record_set(&r, "topology", p->digest);
-	set_field(&r, "cpus", p->all);
+	set_field(&r, "cpus", p->present);
 	rm_topo_nodes_of(p->t, p->all, nodes);
 	set_field(&r, "nodes", nodes);
+	set_field(&r, "online", p->all);
 	rm_state_add(&p->st, &r);
 	/* a stable insertion sort by rank: few records, mostly in order */
 	for (i = 1; i < p->st.nrecords; i++) {
@@ -555,6 +589,8 @@ void pool_print_owner(const struct pool *p, struct rm_out *out, const struct rm_
 	} else {
 		rm_out_str(out, OWNER_RESCTRL, NULL);
 	}
+	pool_owner_offline(p, r, set);
+	rm_out_set(out, OWNER_OFFLINE, set);
 	rm_out_end(out);
 	free(cg);
 	hwloc_bitmap_free(cpus);

@@ -238,6 +238,8 @@ size_t pool_resctrl_wants(const struct pool *p, const struct rm_record *records,
 		w->name = pool_resctrl_name(r);
 		cpus = hwloc_bitmap_alloc();
 		pool_owner_cpus(r, cpus);
+		/* resctrl's cpus_list takes online CPUs only, and drops a CPU going offline */
+		hwloc_bitmap_and(cpus, cpus, p->all);
 		w->cpus = cpus;
 		w->exclusive = !strcmp(rm_record_get(r, "l3_exclusive") ?: "no", "yes");
 		masks = rm_record_get(r, "l3_masks") ?: "-";

@@ -37,9 +37,13 @@ extern bool opt_no_cgroups;
 /*
  * The CPUs as the state divides them. The state holds, in order: one topology record (the CPUs
  * it was made for), at most one reserved record, and one owner record per allocation:
- *   topology=DIGEST cpus=LIST nodes=LIST
+ *   topology=DIGEST cpus=LIST nodes=LIST online=LIST
  *   reserved=LIST strict=yes|no
  *   owner=NAME cpus=LIST mems=LIST count=N isolate=yes|no pid=PID|- start=TICKS|- created=EPOCH
+ * The topology record's cpus are the machine's present CPUs, online or not: they are what the
+ * state is checked against. The digest is of the CPUs online when it was written (online=; a
+ * record without it was written with all of cpus online), and is compared only while the same
+ * CPUs are online: a CPU taken offline or brought back is no change of the machine.
  * and, for an owner with a resctrl group (--l3-ways, --mem-bandwidth), at its end:
  *   l3_ways=N|- l3_exclusive=yes|no l3_masks=ID:HEX,...|- mem_bandwidth=50%|RATE|- mb=ID:VAL,...|-
  */
@@ -53,6 +57,7 @@ struct pool {
 	bool have_cgroups;          /* cg below is open */
 	struct rm_cgroups cg;
 	hwloc_bitmap_t all;         /* the online CPUs the allocator knows */
+	hwloc_bitmap_t present;     /* the machine's CPUs, online or not (all is within it) */
 	hwloc_bitmap_t memnodes;    /* NUMA nodes with memory */
 	hwloc_bitmap_t reserved;    /* system-reserved CPUs */
 	bool strict;                /* reserved CPUs never in the shared pool */
@@ -88,6 +93,8 @@ void pool_mems(const struct pool *p, hwloc_const_bitmap_t cpus, hwloc_bitmap_t m
 /* Owner records: index of NAME or -1; a record's CPU set. */
 long pool_find(const struct pool *p, const char *owner);
 void pool_owner_cpus(const struct rm_record *r, hwloc_bitmap_t cpus);
+/* The CPUs of the owner record R that are not online now (its cgroup runs on the others). */
+void pool_owner_offline(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t cpus);
 
 /* Add an allocation record (PID 0 for none) and update the sets. */
 void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus, bool isolate,

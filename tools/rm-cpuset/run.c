@@ -117,6 +117,11 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 				      a->req.owner);
 		pool_owner_cpus(&p.st.records[i], pl->cpus);
 		pool_mems(&p, pl->cpus, pl->mems);
+		/* a degraded owner runs on its CPUs that are online */
+		hwloc_bitmap_and(pl->cpus, pl->cpus, p.all);
+		if (hwloc_bitmap_iszero(pl->cpus))
+			errx(RM_EXIT_FAILURE, "every CPU of owner '%s' is offline: '%s'",
+			     a->req.owner, rm_record_get(&p.st.records[i], "cpus"));
 		take_placement(&p, pl, a->req.owner);
 	} else {
 		char *generated = NULL;
