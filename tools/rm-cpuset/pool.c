@@ -155,7 +155,7 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 	memset(p, 0, sizeof(*p));
 	p->c = c;
 	p->t = rm_topo_load(c, 0);
-	p->ct = rm_cputopo_new(p->t->topo);
+	p->ct = rm_cputopo_new(p->t);
 	if (!p->ct)
 		errx(RM_EXIT_FAILURE, "the topology has no CPU");
 	snprintf(p->digest, sizeof(p->digest), "%08lx", topology_digest(p->ct));
