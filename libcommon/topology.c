@@ -98,9 +98,9 @@ static void hwloc_cpu_states(struct rm_topo *t)
 	}
 }
 
-/* Each node's own CPUs from the kernel (nodeN/cpulist), among the CPUs hwloc has objects for,
- * as hwloc's node cpusets were; false when a node has no such file (XML, synthetic, a kernel without NUMA, a
- * snapshot without node/). */
+/* Each node's own CPUs from the kernel (nodeN/cpulist), among the CPUs hwloc has objects for
+ * (as in hwloc's cpusets); false when a node has no such file (XML, synthetic, a kernel without
+ * NUMA, a snapshot without node/). */
 static bool node_cpus_from_sysfs(struct rm_topo *t)
 {
 	hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(t->topo);
