@@ -37,16 +37,6 @@ void bench_live_only(const struct rm_common *c)
 			      "RM_SYSROOT is set)");
 }
 
-/* The online CPUs of NODE as the kernel lists them; empty when unknown. */
-static void node_cpulist(int node, hwloc_bitmap_t set)
-{
-	char *path = xasprintf("sys/devices/system/node/node%d/cpulist", node);
-
-	if (rm_sysfs_read_set(NULL, path, set) < 0)
-		hwloc_bitmap_zero(set);
-	free(path);
-}
-
 void bench_open(struct bench *b, const struct rm_common *c)
 {
 	cpu_set_t *mask;
@@ -85,26 +75,6 @@ void bench_open(struct bench *b, const struct rm_common *c)
 	if (rm_sysfs_read_set(NULL, "sys/devices/system/node/has_memory", b->mem_nodes) < 0)
 		hwloc_bitmap_copy(b->mem_nodes, b->nodes);
 	b->numa = numa_available() >= 0;
-
-	/* each node's CPUs, read once: the digest and the placement ask for every CPU's node */
-	b->ncpu_node = ncpus;
-	b->cpu_node = xmalloc((size_t)ncpus * sizeof(int));
-	for (int i = 0; i < ncpus; i++)
-		b->cpu_node[i] = -1;
-	{
-		hwloc_bitmap_t set = hwloc_bitmap_alloc();
-		unsigned n, cpu;
-
-		hwloc_bitmap_foreach_begin(n, b->nodes) {
-			node_cpulist((int)n, set);
-			hwloc_bitmap_foreach_begin(cpu, set)
-				if ((int)cpu < ncpus)
-					b->cpu_node[cpu] = (int)n;
-			hwloc_bitmap_foreach_end();
-		}
-		hwloc_bitmap_foreach_end();
-		hwloc_bitmap_free(set);
-	}
 	b->mon = bench_mon_open();
 }
 
@@ -114,7 +84,6 @@ void bench_close(struct bench *b)
 	hwloc_bitmap_free(b->deflt);
 	hwloc_bitmap_free(b->nodes);
 	hwloc_bitmap_free(b->mem_nodes);
-	free(b->cpu_node);
 	bench_mon_close(b->mon);
 	rm_topo_free(b->t);
 }
@@ -168,8 +137,12 @@ int bench_node(const struct bench *b, const char *opt, const char *arg, bool nee
 
 void bench_node_cpus(const struct bench *b, int node, hwloc_bitmap_t set)
 {
-	node_cpulist(node, set);
-	hwloc_bitmap_and(set, set, b->allowed);
+	hwloc_obj_t o = node >= 0 ? hwloc_get_numanode_obj_by_os_index(b->t->topo, (unsigned)node) :
+				    NULL;
+
+	hwloc_bitmap_zero(set);
+	if (o)
+		hwloc_bitmap_and(set, rm_topo_node_cpus(b->t, o), b->allowed);
 }
 
 void bench_node_arg_cpus(const struct bench *b, const char *arg, hwloc_bitmap_t set)
@@ -183,7 +156,9 @@ void bench_node_arg_cpus(const struct bench *b, const char *arg, hwloc_bitmap_t 
 
 int bench_cpu_node(const struct bench *b, int cpu)
 {
-	return cpu >= 0 && cpu < b->ncpu_node ? b->cpu_node[cpu] : -1;
+	hwloc_obj_t node = cpu >= 0 ? rm_topo_cpu_node(b->t, (unsigned)cpu) : NULL;
+
+	return node ? (int)node->os_index : -1;
 }
 
 int bench_local_mem_node(const struct bench *b, int cpu)
