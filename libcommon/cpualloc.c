@@ -133,8 +133,9 @@ static int cmp_rec(const void *a, const void *b)
 	return cmp_int(&((const struct cpu_rec *)a)->cpu, &((const struct cpu_rec *)b)->cpu);
 }
 
-struct rm_cputopo *rm_cputopo_new(hwloc_topology_t topo)
+struct rm_cputopo *rm_cputopo_new(const struct rm_topo *topology)
 {
+	hwloc_topology_t topo = topology->topo;
 	int npu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
 	struct rm_cputopo *t;
 	struct cpu_rec *rec;
@@ -148,14 +149,11 @@ struct rm_cputopo *rm_cputopo_new(hwloc_topology_t topo)
 	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) && n < (unsigned)npu) {
 		hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
 		hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
-		hwloc_obj_t node = NULL;
+		hwloc_obj_t node = rm_topo_cpu_node(topology, pu->os_index);
 		struct cpu_rec *r = &rec[n++];
 
 		r->cpu = pu->os_index;
 		r->socket = pkg ? obj_id(pkg) : 0;
-		while ((node = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, node)))
-			if (node->cpuset && hwloc_bitmap_isset(node->cpuset, pu->os_index))
-				break;
 		r->node = node ? obj_id(node) : 0;
 		r->core = core ? hwloc_bitmap_first(core->cpuset) : r->cpu;
 		r->uncore = uncore_id(pu, core, r->socket);

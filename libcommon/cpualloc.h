@@ -7,6 +7,8 @@
 
 #include <hwloc.h>
 
+#include "topology.h"
+
 /*
  * The rules are those of the kubelet's cpu_assignment.go, policy_static.go and topologymanager/
  * (2025-2026 main branch): a placement chosen here is the one the kubelet would choose on the
@@ -24,7 +26,7 @@ enum {
  * The kubelet's view of the CPUs (its CPUTopology), built from an hwloc topology. One entry per
  * online CPU (PU), ascending by CPU number:
  *   socket  package os index (logical index when unknown; 0 without packages)
- *   node    os index of the first NUMA node whose cpuset holds the CPU
+ *   node    os index of the CPU's home NUMA node (rm_topo_cpu_node; never a memory-only one)
  *   core    lowest CPU number among the core's threads (unique machine-wide)
  *   uncore  the L3 cache above the CPU (os index, else logical index); without an L3, the
  *           highest cache shared by several cores; else the package, as the kubelet does
@@ -40,7 +42,7 @@ struct rm_cputopo {
 };
 
 /* NULL when the topology has no CPU. */
-struct rm_cputopo *rm_cputopo_new(hwloc_topology_t topo);
+struct rm_cputopo *rm_cputopo_new(const struct rm_topo *topology);
 void rm_cputopo_free(struct rm_cputopo *t);
 
 /* cpuManagerPolicyOptions of the static policy (strict-cpu-reservation changes no placement). */

@@ -67,6 +67,7 @@ static void read_cpu_states(struct rm_topo *t)
 {
 	hwloc_const_bitmap_t complete = hwloc_topology_get_complete_cpuset(t->topo);
 
+	t->allowed = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(t->topo));
 	t->possible = read_cpu_set(t->sysroot, "possible");
 	t->present = read_cpu_set(t->sysroot, "present");
 	t->online = read_cpu_set(t->sysroot, "online");
@@ -79,6 +80,164 @@ static void read_cpu_states(struct rm_topo *t)
 	 * also lists possible CPUs that are not even present. */
 	t->offline = hwloc_bitmap_dup(t->present ? t->present : complete);
 	hwloc_bitmap_andnot(t->offline, t->offline, t->online);
+}
+
+/* CPU states of an XML or synthetic topology: what hwloc knows. */
+static void hwloc_cpu_states(struct rm_topo *t)
+{
+	t->allowed = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(t->topo));
+	t->online = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(t->topo));
+	t->offline = hwloc_bitmap_dup(hwloc_topology_get_complete_cpuset(t->topo));
+	hwloc_bitmap_andnot(t->offline, t->offline, t->online);
+	t->present = hwloc_bitmap_dup(hwloc_topology_get_complete_cpuset(t->topo));
+	t->possible = hwloc_bitmap_dup(t->present);
+	if (t->source == RM_TOPO_SYNTHETIC) {
+		/* a described machine has no isolated CPUs, rather than unknown ones */
+		t->isolated = hwloc_bitmap_alloc();
+		t->nohz_full = hwloc_bitmap_alloc();
+	}
+}
+
+/* Each node's own CPUs from the kernel (nodeN/cpulist), among the CPUs hwloc has objects for
+ * (as in hwloc's cpusets); false when a node has no such file (XML, synthetic, a kernel without
+ * NUMA, a snapshot without node/). */
+static bool node_cpus_from_sysfs(struct rm_topo *t)
+{
+	hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(t->topo);
+
+	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
+		return false;
+	for (unsigned i = 0; i < t->nnodes; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, i);
+		char *path = xasprintf("sys/devices/system/node/node%u/cpulist", o->os_index);
+		int rc = rm_sysfs_read_set(t->sysroot, path, t->node[i].cpus);
+
+		free(path);
+		if (rc < 0)
+			return false;
+		hwloc_bitmap_and(t->node[i].cpus, t->node[i].cpus, all);
+	}
+	return true;
+}
+
+/*
+ * Each node's own CPUs from hwloc alone. hwloc attaches a CPU-less node beside the node its
+ * memory is nearest to (or higher up), so the node's cpuset is that place's CPUs. The rule: a
+ * CPU belongs to the node with the smallest cpuset holding it, the lowest os index among nodes
+ * with equal cpusets; so among nodes sharing one cpuset the lowest os index owns the CPUs and
+ * the others are memory-only, and a node attached above CPU nodes owns none of their CPUs.
+ */
+static void node_cpus_from_hwloc(struct rm_topo *t)
+{
+	hwloc_const_bitmap_t all = hwloc_topology_get_complete_cpuset(t->topo);
+	unsigned cpu;
+
+	for (unsigned i = 0; i < t->nnodes; i++)
+		hwloc_bitmap_zero(t->node[i].cpus);
+	hwloc_bitmap_foreach_begin(cpu, all) {
+		hwloc_obj_t best = NULL, o = NULL;
+
+		while ((o = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, o))) {
+			int w, bw;
+
+			if (!o->cpuset || !hwloc_bitmap_isset(o->cpuset, cpu))
+				continue;
+			w = hwloc_bitmap_weight(o->cpuset);
+			bw = best ? hwloc_bitmap_weight(best->cpuset) : 0;
+			if (!best || w < bw || (w == bw && o->os_index < best->os_index))
+				best = o;
+		}
+		if (best)
+			hwloc_bitmap_set(t->node[best->logical_index].cpus, cpu);
+	} hwloc_bitmap_foreach_end();
+}
+
+/* The memory tiers of the kernel: sys/devices/virtual/memory_tiering/memory_tierN/nodelist. */
+static void read_tiers(struct rm_topo *t)
+{
+	char *dir = rm_sysfs_path(t->sysroot, "sys/devices/virtual/memory_tiering");
+	DIR *d = t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT ? opendir(dir) : NULL;
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	struct dirent *de;
+
+	free(dir);
+	while (d && (de = readdir(d))) {
+		unsigned tier, id;
+		char tail, *path;
+
+		if (sscanf(de->d_name, "memory_tier%u%c", &tier, &tail) != 1)
+			continue;
+		path = xasprintf("sys/devices/virtual/memory_tiering/%s/nodelist", de->d_name);
+		hwloc_bitmap_zero(set);
+		if (rm_sysfs_read_set(t->sysroot, path, set) == 0)
+			hwloc_bitmap_foreach_begin(id, set) {
+				hwloc_obj_t o = hwloc_get_numanode_obj_by_os_index(t->topo, id);
+
+				if (o)
+					t->node[o->logical_index].tier = (int)tier;
+			} hwloc_bitmap_foreach_end();
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	hwloc_bitmap_free(set);
+}
+
+/* The nearest node with CPUs of each memory-only node: by the distance matrix, ties to the
+ * lowest id; without one, the node owning the first CPU of the place hwloc attached it. */
+static void find_nearest(struct rm_topo *t)
+{
+	struct hwloc_distances_s *d = rm_topo_numa_distances(t);
+
+	for (unsigned i = 0; i < t->nnodes; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, i), best = NULL;
+		int a = d ? hwloc_distances_obj_index(d, o) : -1;
+		hwloc_uint64_t bestv = 0;
+
+		if (!hwloc_bitmap_iszero(t->node[i].cpus)) {
+			t->node[i].nearest = o;
+			continue;
+		}
+		for (unsigned k = 0; a >= 0 && k < t->nnodes; k++) {
+			hwloc_obj_t c = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, k);
+			int b = hwloc_distances_obj_index(d, c);
+			hwloc_uint64_t v;
+
+			if (b < 0 || hwloc_bitmap_iszero(t->node[k].cpus))
+				continue;
+			v = d->values[a * d->nbobjs + b];
+			if (!best || v < bestv || (v == bestv && c->os_index < best->os_index)) {
+				best = c;
+				bestv = v;
+			}
+		}
+		if (!best && a < 0 && o->cpuset && !hwloc_bitmap_iszero(o->cpuset))
+			best = rm_topo_cpu_node(t, (unsigned)hwloc_bitmap_first(o->cpuset));
+		t->node[i].nearest = best;
+	}
+	if (d)
+		hwloc_distances_release(t->topo, d);
+}
+
+static void read_nodes(struct rm_topo *t)
+{
+	int n = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_NUMANODE);
+
+	t->nnodes = n > 0 ? (unsigned)n : 0;
+	t->node = xcalloc(t->nnodes ? t->nnodes : 1, sizeof(*t->node));
+	t->memory_only = hwloc_bitmap_alloc();
+	for (unsigned i = 0; i < t->nnodes; i++) {
+		t->node[i].cpus = hwloc_bitmap_alloc();
+		t->node[i].tier = -1;
+	}
+	if (!node_cpus_from_sysfs(t))
+		node_cpus_from_hwloc(t);
+	for (unsigned i = 0; i < t->nnodes; i++)
+		if (hwloc_bitmap_iszero(t->node[i].cpus))
+			hwloc_bitmap_set(t->memory_only,
+					 hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, i)->os_index);
+	read_tiers(t);
+	find_nearest(t);
 }
 
 static void load_error(const struct rm_common *c, const char *what)
@@ -162,21 +321,23 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 	     !hwloc_obj_get_info_by_name(hwloc_get_root_obj(t->topo), "Backend")))
 		load_error(c, "not a snapshot (no CPUs found)");
 
-	t->allowed = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(t->topo));
-	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT) {
+	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT)
 		read_cpu_states(t);
-	} else {
-		t->online = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(t->topo));
-		t->offline = hwloc_bitmap_dup(hwloc_topology_get_complete_cpuset(t->topo));
-		hwloc_bitmap_andnot(t->offline, t->offline, t->online);
-		t->present = hwloc_bitmap_dup(hwloc_topology_get_complete_cpuset(t->topo));
-		t->possible = hwloc_bitmap_dup(t->present);
-		if (t->source == RM_TOPO_SYNTHETIC) {
-			/* a described machine has no isolated CPUs, rather than unknown ones */
-			t->isolated = hwloc_bitmap_alloc();
-			t->nohz_full = hwloc_bitmap_alloc();
-		}
-	}
+	else
+		hwloc_cpu_states(t);
+	read_nodes(t);
+	return t;
+}
+
+struct rm_topo *rm_topo_wrap(hwloc_topology_t topo)
+{
+	struct rm_topo *t = xcalloc(1, sizeof(*t));
+
+	t->topo = topo;
+	t->borrowed = true;
+	t->source = RM_TOPO_SYNTHETIC;
+	hwloc_cpu_states(t);
+	read_nodes(t);
 	return t;
 }
 
@@ -191,7 +352,12 @@ void rm_topo_free(struct rm_topo *t)
 	hwloc_bitmap_free(t->isolated);
 	hwloc_bitmap_free(t->nohz_full);
 	hwloc_bitmap_free(t->allowed);
-	hwloc_topology_destroy(t->topo);
+	for (unsigned i = 0; i < t->nnodes; i++)
+		hwloc_bitmap_free(t->node[i].cpus);
+	free(t->node);
+	hwloc_bitmap_free(t->memory_only);
+	if (!t->borrowed)
+		hwloc_topology_destroy(t->topo);
 	free(t);
 }
 
@@ -351,7 +517,9 @@ int rm_topo_location(struct rm_topo *t, const char *expr, bool physical, hwloc_b
 		next = NULL;
 	}
 	for (int i = 0; i < ncur; i++)
-		hwloc_bitmap_or(set, set, cur[i]->cpuset ? cur[i]->cpuset :
+		hwloc_bitmap_or(set, set, cur[i]->type == HWLOC_OBJ_NUMANODE ?
+					  rm_topo_node_cpus(t, cur[i]) :
+					  cur[i]->cpuset ? cur[i]->cpuset :
 					  hwloc_topology_get_complete_cpuset(t->topo));
 	rc = 0;
 out:
@@ -368,8 +536,66 @@ void rm_topo_nodes_of(struct rm_topo *t, hwloc_const_bitmap_t cpus, hwloc_bitmap
 
 	hwloc_bitmap_zero(nodes);
 	while ((node = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, node)))
-		if (hwloc_bitmap_intersects(node->cpuset, cpus))
+		if (hwloc_bitmap_intersects(rm_topo_node_cpus(t, node), cpus))
 			hwloc_bitmap_set(nodes, node->os_index);
+}
+
+hwloc_const_bitmap_t rm_topo_node_cpus(const struct rm_topo *t, hwloc_obj_t node)
+{
+	return t->node[node->logical_index].cpus;
+}
+
+bool rm_topo_node_memory_only(const struct rm_topo *t, hwloc_obj_t node)
+{
+	return hwloc_bitmap_iszero(t->node[node->logical_index].cpus);
+}
+
+hwloc_obj_t rm_topo_node_nearest(const struct rm_topo *t, hwloc_obj_t node)
+{
+	return t->node[node->logical_index].nearest;
+}
+
+int rm_topo_node_tier(const struct rm_topo *t, hwloc_obj_t node)
+{
+	return t->node[node->logical_index].tier;
+}
+
+hwloc_const_bitmap_t rm_topo_memory_only_nodes(const struct rm_topo *t)
+{
+	return t->memory_only;
+}
+
+hwloc_obj_t rm_topo_cpu_node(const struct rm_topo *t, unsigned cpu)
+{
+	hwloc_obj_t best = NULL;
+
+	for (unsigned i = 0; i < t->nnodes; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, i);
+
+		if (hwloc_bitmap_isset(t->node[i].cpus, cpu) && (!best || o->os_index < best->os_index))
+			best = o;
+	}
+	return best;
+}
+
+struct hwloc_distances_s *rm_topo_numa_distances(struct rm_topo *t)
+{
+	struct hwloc_distances_s *d[4];
+	unsigned nr = 4;
+
+	if (hwloc_distances_get_by_name(t->topo, "NUMALatency", &nr, d, 0) == 0 && nr > 0) {
+		for (unsigned i = 1; i < nr; i++)
+			hwloc_distances_release(t->topo, d[i]);
+		return d[0];
+	}
+	nr = 4;
+	if (hwloc_distances_get_by_type(t->topo, HWLOC_OBJ_NUMANODE, &nr, d,
+					HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 && nr > 0) {
+		for (unsigned i = 1; i < nr; i++)
+			hwloc_distances_release(t->topo, d[i]);
+		return d[0];
+	}
+	return NULL;
 }
 
 int rm_topo_check_cpus(struct rm_topo *t, hwloc_const_bitmap_t set, char **errmsg)

@@ -27,6 +27,18 @@ struct rm_topo {
 	/* CPU states from sysfs (live and sysroot); from hwloc otherwise. NULL when unknown. */
 	hwloc_bitmap_t possible, present, online, offline, isolated, nohz_full;
 	hwloc_bitmap_t allowed; /* CPUs this process's cpuset allows (hwloc allowed cpuset) */
+	/* What each NUMA node is, by hwloc logical index (see rm_topo_node_cpus), and the
+	 * memory-only nodes by os index. */
+	struct rm_topo_node *node;
+	unsigned nnodes;
+	hwloc_bitmap_t memory_only;
+	bool borrowed; /* topo belongs to the caller (rm_topo_wrap) */
+};
+
+struct rm_topo_node {
+	hwloc_bitmap_t cpus; /* the node's own CPUs; empty for a memory-only node */
+	hwloc_obj_t nearest; /* the nearest node with CPUs (itself for one); NULL when unknown */
+	int tier;            /* the kernel's memory tier (memory_tierN); -1 when unknown */
 };
 
 /*
@@ -35,6 +47,10 @@ struct rm_topo {
  */
 struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags);
 void rm_topo_free(struct rm_topo *t);
+
+/* An rm_topo over a topology the caller loaded and keeps (rm_topo_free leaves it alone): CPU
+ * states and NUMA nodes as for --topology. */
+struct rm_topo *rm_topo_wrap(hwloc_topology_t topo);
 
 /* hwloc type for a location name: "package"/"socket", "node"/"numa", "l3", "l2", "l1", "core",
  * "cpu"/"pu", "machine", "group", "die". Returns -1 when unknown. DEPTH receives the cache depth. */
@@ -59,8 +75,31 @@ long rm_topo_os_index(hwloc_obj_t obj);
 int rm_topo_location(struct rm_topo *t, const char *expr, bool physical, hwloc_bitmap_t set,
 		     char **errmsg);
 
-/* The NUMA node set covering CPUS (nodes whose cpuset intersects it). */
+/* The NUMA node set covering CPUS: the nodes whose own CPUs intersect it (never a memory-only
+ * node). */
 void rm_topo_nodes_of(struct rm_topo *t, hwloc_const_bitmap_t cpus, hwloc_bitmap_t nodes);
+
+/*
+ * A NUMA node's own CPUs (rm_topo_node_cpus): the kernel's nodeN/cpulist for this machine and
+ * --sysroot; for XML and synthetic topologies, which have no such file, hwloc's cpusets, in which
+ * a CPU-less node carries the CPUs of the place it is attached (see topology.c). A node with no
+ * CPU of its own is memory-only (CXL memory, HBM, a CPU-less node of any kind).
+ */
+hwloc_const_bitmap_t rm_topo_node_cpus(const struct rm_topo *t, hwloc_obj_t node);
+bool rm_topo_node_memory_only(const struct rm_topo *t, hwloc_obj_t node);
+/* The nearest node with CPUs by the distance matrix, ties to the lowest id (the node itself when
+ * it has CPUs); NULL when unknown. */
+hwloc_obj_t rm_topo_node_nearest(const struct rm_topo *t, hwloc_obj_t node);
+/* Its memory tier as the kernel numbers it (memory_tierN, Linux 6.1 or later); -1 when unknown. */
+int rm_topo_node_tier(const struct rm_topo *t, hwloc_obj_t node);
+/* The memory-only nodes (os indexes). */
+hwloc_const_bitmap_t rm_topo_memory_only_nodes(const struct rm_topo *t);
+/* The home node of a CPU: the node whose own CPUs hold it; NULL when none does. */
+hwloc_obj_t rm_topo_cpu_node(const struct rm_topo *t, unsigned cpu);
+
+/* The OS's NUMA distance matrix (from sysfs or XML), or NULL; release it with
+ * hwloc_distances_release. */
+struct hwloc_distances_s *rm_topo_numa_distances(struct rm_topo *t);
 
 /* Check that SET only holds CPUs of this machine (the complete cpuset); -1 with *ERRMSG. */
 int rm_topo_check_cpus(struct rm_topo *t, hwloc_const_bitmap_t set, char **errmsg);

@@ -529,8 +529,8 @@ example_pairs() {
 	bash_complete 'rm-topo cpus --output=cpu,d'
 	assert_output cpu,die
 	# names already in the list are not offered again
-	bash_complete 'rm-topo nodes -o node,cpus,memory,free,distances,'
-	assert_output node,cpus,memory,free,distances,packages
+	bash_complete 'rm-topo nodes -o node,cpus,memory,free,distances,memory_only,tier,nearest,'
+	assert_output node,cpus,memory,free,distances,memory_only,tier,nearest,packages
 }
 
 @test "bash completion: options before the command" {
@@ -620,6 +620,15 @@ cpuset_owners() {
 	bash_complete "rm-cpuset --sysroot $BATS_TEST_TMPDIR/root alloc --near 0000:a"
 	# bash-completion leaves out what is left of the last ':' of the word, as readline wants
 	assert_output af:00.1
+}
+
+@test "bash completion: rm-cpuset --add-mems offers the memory-only NUMA nodes" {
+	RM_SYSROOT=$SNAPSHOTS/x86-2s-memory-tiers bash_complete 'rm-cpuset alloc --add-mems '
+	assert_output "$(printf '%s\n' 2 3)"
+	bash_complete "rm-cpuset --sysroot $SNAPSHOTS/x86-2s-memory-tiers run -c 2 --add-mems 3"
+	assert_output 3
+	bash_complete "rm-cpuset --sysroot $SNAPSHOTS/x86-2s-smt alloc --add-mems "
+	assert_output ''
 }
 
 @test "bash completion: rm-cpuset owners come from the state" {
@@ -828,6 +837,8 @@ offered() {
 		'rm-cpuset release db ' 'rm-cpuset run --owner ' 'rm-cpuset alloc --owner ' \
 		'rm-cpuset export ' 'rm-cpuset run --count 2 -- ech' 'rm-cpuset alloc --near '
 	local all=$output
+	RM_SYSROOT=$SNAPSHOTS/x86-2s-memory-tiers zsh_capture 'rm-cpuset alloc --add-mems '
+	assert_equal "$(offered "$output" 'rm-cpuset alloc --add-mems ')" "$(printf '%s\n' 2 3)"
 	assert_equal "$(offered "$all" 'rm-cpuset ')" "$(commands rm-cpuset | LC_ALL=C sort)"
 	assert_equal "$(offered "$all" 'rm-cpuset alloc --po')" --policy
 	assert_equal "$(offered "$all" 'rm-cpuset alloc --policy ')" \

@@ -163,11 +163,11 @@ nfd_valid_line() {
 @test "summary: a synthetic machine, exact records" {
 	run -0 rm-topo --topology "$BIG"
 	assert_output - <<'EOF'
-machine=- arch=- model=- packages=2 nodes=4 l3=8 cores=32 cpus=64 threads_per_core=2 online=0-63 offline="" isolated="" nohz_full="" memory=4GiB hugepage_sizes="" allowed=0-63
-node=0 cpus=0-15 memory=1GiB free=- distances=- packages=0
-node=1 cpus=16-31 memory=1GiB free=- distances=- packages=0
-node=2 cpus=32-47 memory=1GiB free=- distances=- packages=1
-node=3 cpus=48-63 memory=1GiB free=- distances=- packages=1
+machine=- arch=- model=- packages=2 nodes=4 l3=8 cores=32 cpus=64 threads_per_core=2 online=0-63 offline="" isolated="" nohz_full="" memory=4GiB hugepage_sizes="" allowed=0-63 memory_only_nodes=""
+node=0 cpus=0-15 memory=1GiB free=- distances=- packages=0 memory_only=no tier=- nearest=0
+node=1 cpus=16-31 memory=1GiB free=- distances=- packages=0 memory_only=no tier=- nearest=1
+node=2 cpus=32-47 memory=1GiB free=- distances=- packages=1 memory_only=no tier=- nearest=2
+node=3 cpus=48-63 memory=1GiB free=- distances=- packages=1 memory_only=no tier=- nearest=3
 EOF
 }
 
@@ -181,18 +181,18 @@ EOF
 @test "summary: XML with a quoted model name, memory, huge pages and distances" {
 	run -0 rm-topo --topology "$XML"
 	assert_output - <<'EOF'
-machine=- arch=- model="Intel(R) Xeon(R) \"Gold\" 6130 \\ v2" packages=2 nodes=2 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated=- nohz_full=- memory=2GiB hugepage_sizes=2MiB,1GiB allowed=0-7
-node=0 cpus=0-3 memory=1GiB free=- distances=10,21 packages=0
-node=1 cpus=4-7 memory=1GiB free=- distances=21,10 packages=1
+machine=- arch=- model="Intel(R) Xeon(R) \"Gold\" 6130 \\ v2" packages=2 nodes=2 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated=- nohz_full=- memory=2GiB hugepage_sizes=2MiB,1GiB allowed=0-7 memory_only_nodes=""
+node=0 cpus=0-3 memory=1GiB free=- distances=10,21 packages=0 memory_only=no tier=- nearest=0
+node=1 cpus=4-7 memory=1GiB free=- distances=21,10 packages=1 memory_only=no tier=- nearest=1
 EOF
 }
 
 @test "summary: a snapshot with offline and isolated CPUs, free memory and a host name" {
 	run -0 rm-topo --sysroot "$SR8"
 	assert_output - <<'EOF'
-machine=testhost arch=- model=- packages=2 nodes=2 l3=0 cores=3 cpus=8 threads_per_core=2 online=0-5 offline=6-7 isolated=2-3,5 nohz_full="" memory=8GiB hugepage_sizes=2MiB,1GiB allowed=0-5
-node=0 cpus=0-3 memory=4GiB free=1GiB distances=10,21 packages=0
-node=1 cpus=4-5 memory=4GiB free=1GiB distances=21,10 packages=1
+machine=testhost arch=- model=- packages=2 nodes=2 l3=0 cores=3 cpus=8 threads_per_core=2 online=0-5 offline=6-7 isolated=2-3,5 nohz_full="" memory=8GiB hugepage_sizes=2MiB,1GiB allowed=0-5 memory_only_nodes=""
+node=0 cpus=0-3 memory=4GiB free=1GiB distances=10,21 packages=0 memory_only=no tier=- nearest=0
+node=1 cpus=4-5 memory=4GiB free=1GiB distances=21,10 packages=1 memory_only=no tier=- nearest=1
 EOF
 }
 
@@ -207,15 +207,15 @@ EOF
 	run -0 rm-topo --topology "$XML" -o cpus,MEMORY,hugepage_sizes
 	assert_output - <<'EOF'
 cpus=8 memory=2GiB hugepage_sizes=2MiB,1GiB
-node=0 cpus=0-3 memory=1GiB free=- distances=10,21 packages=0
-node=1 cpus=4-7 memory=1GiB free=- distances=21,10 packages=1
+node=0 cpus=0-3 memory=1GiB free=- distances=10,21 packages=0 memory_only=no tier=- nearest=0
+node=1 cpus=4-7 memory=1GiB free=- distances=21,10 packages=1 memory_only=no tier=- nearest=1
 EOF
 }
 
 @test "summary: --bytes and --json give huge page sizes and memory in bytes" {
 	run -0 rm-topo --topology "$XML" --bytes -o memory,hugepage_sizes
 	assert_line --index 0 "memory=2147483648 hugepage_sizes=2097152,1073741824"
-	assert_line --index 1 "node=0 cpus=0-3 memory=1073741824 free=- distances=10,21 packages=0"
+	assert_line --index 1 "node=0 cpus=0-3 memory=1073741824 free=- distances=10,21 packages=0 memory_only=no tier=- nearest=0"
 	run -0 rm-topo --topology "$XML" --json
 	json_check 'd["machine"][0]["memory"] == 2147483648' \
 		'd["machine"][0]["hugepage_sizes"] == "2097152,1073741824"' \
@@ -348,16 +348,16 @@ EOF
 @test "nodes: CPUs, memory and the distance row" {
 	run -0 rm-topo --topology "$XML" nodes
 	assert_output - <<'EOF'
-node=0 cpus=0-3 memory=1GiB free=- distances=10,21 packages=0
-node=1 cpus=4-7 memory=1GiB free=- distances=21,10 packages=1
+node=0 cpus=0-3 memory=1GiB free=- distances=10,21 packages=0 memory_only=no tier=- nearest=0
+node=1 cpus=4-7 memory=1GiB free=- distances=21,10 packages=1 memory_only=no tier=- nearest=1
 EOF
 }
 
 @test "nodes: a snapshot states total and free memory" {
 	run -0 rm-topo --sysroot "$SR8" nodes
 	assert_output - <<'EOF'
-node=0 cpus=0-3 memory=4GiB free=1GiB distances=10,21 packages=0
-node=1 cpus=4-5 memory=4GiB free=1GiB distances=21,10 packages=1
+node=0 cpus=0-3 memory=4GiB free=1GiB distances=10,21 packages=0 memory_only=no tier=- nearest=0
+node=1 cpus=4-5 memory=4GiB free=1GiB distances=21,10 packages=1 memory_only=no tier=- nearest=1
 EOF
 	run -0 rm-topo --sysroot "$SR8" nodes --bytes -o node,memory,free
 	assert_line --index 0 "node=0 memory=4294967296 free=1073741824"
@@ -558,7 +558,7 @@ EOF
 		'd["cpus"][7]["online"] is False and d["cpus"][7]["core"] is None' \
 		'all(type(c["cpu"]) is int for c in d["cpus"])'
 	run -0 rm-topo --sysroot "$SR8" nodes --json
-	json_check 'd["nodes"][1] == {"node": 1, "cpus": "4-5", "memory": 4294967296, "free": 1073741824, "distances": "21,10", "packages": "1"}'
+	json_check 'd["nodes"][1] == {"node": 1, "cpus": "4-5", "memory": 4294967296, "free": 1073741824, "distances": "21,10", "packages": "1", "memory_only": False, "tier": None, "nearest": 1}'
 	run -0 rm-topo --topology "$XML" cores --json -o core,cpus,kind
 	json_check 'd["cores"][0] == {"core": 0, "cpus": "0-1", "kind": None}'
 }
@@ -571,14 +571,14 @@ EOF
 @test "table: a header line, aligned columns, -n drops the header" {
 	run -0 rm-topo --topology "$XML" nodes --table
 	assert_output - <<'EOF'
-NODE CPUS MEMORY FREE DISTANCES PACKAGES
-   0 0-3    1GiB    - 10,21     0
-   1 4-7    1GiB    - 21,10     1
+NODE CPUS MEMORY FREE DISTANCES PACKAGES MEMORY_ONLY TIER NEAREST
+   0 0-3    1GiB    - 10,21     0        no             -       0
+   1 4-7    1GiB    - 21,10     1        no             -       1
 EOF
 	run -0 rm-topo --topology "$XML" nodes -t -n
 	assert_output - <<'EOF'
-   0 0-3    1GiB    - 10,21     0
-   1 4-7    1GiB    - 21,10     1
+   0 0-3    1GiB    - 10,21     0        no             -       0
+   1 4-7    1GiB    - 21,10     1        no             -       1
 EOF
 	run -0 rm-topo --topology "$SMALL" cpus -t -o cpu,l2,online
 	assert_line --index 0 "CPU L2 ONLINE"
@@ -592,9 +592,9 @@ EOF
 PACKAGES CPUS
        2    8
 
-NODE CPUS MEMORY FREE DISTANCES PACKAGES
-   0 0-3    1GiB    - -         0
-   1 4-7    1GiB    - -         1
+NODE CPUS MEMORY FREE DISTANCES PACKAGES MEMORY_ONLY TIER NEAREST
+   0 0-3    1GiB    - -         0        no             -       0
+   1 4-7    1GiB    - -         1        no             -       1
 EOF
 }
 
@@ -606,7 +606,7 @@ EOF
 EOF
 	run -0 rm-topo --topology "$BIG" -r -o packages,offline,model
 	assert_line --index 0 '2 "" -'
-	assert_line --index 1 "0 0-15 1GiB - - 0"
+	assert_line --index 1 "0 0-15 1GiB - - 0 no - 0"
 }
 
 @test "-o: chosen fields in the given order, case-insensitive" {

@@ -229,3 +229,21 @@ start_v2() {
 	run -0 rm-cpuset --topology "$T16" --no-cgroups alloc --count 2 --owner web
 	assert_output --partial 'cgroup=-'
 }
+
+@test "v2 (fake): --add-mems puts a memory-only node in the owner's cpuset.mems; apply keeps it" {
+	local s=$SNAPSHOTS/x86-2s-memory-tiers
+	require_fuse
+	start_fake "$BATS_TEST_TMPDIR/cg" --cpus 0-7 --mems 0-3
+	export RM_CGROUP_ROOT=$BATS_TEST_TMPDIR/cg
+	P=$RM_CGROUP_ROOT/rmtools.slice
+	run -0 rm-cpuset --sysroot "$s" alloc --count 2 --owner web --numa-node 1 --add-mems 3
+	assert_output "owner=web cpus=4-5 mems=1,3 cores=2 nodes=1 cgroup=$P/web"
+	run -0 cat "$P/web/cpuset.mems"
+	assert_output 1,3
+	echo 1 >"$P/web/cpuset.mems"
+	run -0 rm-cpuset --sysroot "$s" apply -o cgroup,action,mems
+	assert_line "cgroup=web action=update mems=1,3"
+	run -0 cat "$P/web/cpuset.mems"
+	assert_output 1,3
+	run -0 rm-cpuset --sysroot "$s" release --all
+}

@@ -193,7 +193,7 @@ counts_are() {
 	counts_are "cores=2 packages=1 nodes=1"
 	# the one snapshot with node0/meminfo and distance: 2054748 kB, free 100792 kB
 	run -0 rm-topo --sysroot "$DIR" nodes
-	assert_output "node=0 cpus=0-1 memory=2054748KiB free=100792KiB distances=10 packages=0"
+	assert_output "node=0 cpus=0-1 memory=2054748KiB free=100792KiB distances=10 packages=0 memory_only=no tier=- nearest=0"
 }
 
 @test "vmware_fpe: VM, 2 sockets, 4 NUMA nodes, possible 0-31 / present 0-15, as lscpu" {

@@ -43,9 +43,9 @@ unreadable() {
 
 @test "x86-2s-smt: summary and node records" {
 	run -0 rm-topo --sysroot "$SNAPSHOTS/x86-2s-smt"
-	assert_output 'machine=x86-2s-smt arch=- model="AMD EPYC 7451 24-Core Processor" packages=2 nodes=2 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated="" nohz_full=- memory=32GiB hugepage_sizes=2MiB,1GiB allowed=0-7
-node=0 cpus=0-1,4-5 memory=16GiB free=8GiB distances=10,32 packages=0
-node=1 cpus=2-3,6-7 memory=16GiB free=12GiB distances=32,10 packages=1'
+	assert_output 'machine=x86-2s-smt arch=- model="AMD EPYC 7451 24-Core Processor" packages=2 nodes=2 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated="" nohz_full=- memory=32GiB hugepage_sizes=2MiB,1GiB allowed=0-7 memory_only_nodes=""
+node=0 cpus=0-1,4-5 memory=16GiB free=8GiB distances=10,32 packages=0 memory_only=no tier=- nearest=0
+node=1 cpus=2-3,6-7 memory=16GiB free=12GiB distances=32,10 packages=1 memory_only=no tier=- nearest=1'
 	# the same through RM_SYSROOT, and in bytes
 	RM_SYSROOT=$SNAPSHOTS/x86-2s-smt run -0 rm-topo nodes --bytes -o node,memory,free
 	assert_output "node=0 memory=17179869184 free=8589934592
@@ -93,8 +93,8 @@ distance=1:1 from=1 to=1 value=10"
 	local s=$SNAPSHOTS/x86-offline-isolated
 
 	run -0 rm-topo --sysroot "$s"
-	assert_output 'machine=x86-offline-isolated arch=- model="AMD EPYC 7B12" packages=1 nodes=1 l3=1 cores=3 cpus=4 threads_per_core=1 online=0-2 offline=3 isolated=1-2 nohz_full=2 memory=8GiB hugepage_sizes=2MiB,1GiB allowed=0-2
-node=0 cpus=0-2 memory=8GiB free=6GiB distances=10 packages=0'
+	assert_output 'machine=x86-offline-isolated arch=- model="AMD EPYC 7B12" packages=1 nodes=1 l3=1 cores=3 cpus=4 threads_per_core=1 online=0-2 offline=3 isolated=1-2 nohz_full=2 memory=8GiB hugepage_sizes=2MiB,1GiB allowed=0-2 memory_only_nodes=""
+node=0 cpus=0-2 memory=8GiB free=6GiB distances=10 packages=0 memory_only=no tier=- nearest=0'
 	run -0 rm-topo --sysroot "$s" cpus
 	assert_output "cpu=0 core=0 package=0 node=0 l3=0 l2=0 l1=- online=yes isolated=no allowed=yes
 cpu=1 core=1 package=0 node=0 l3=0 l2=1 l1=- online=yes isolated=yes allowed=yes
@@ -115,10 +115,10 @@ cpu=3 core=- package=- node=- l3=- l2=- l1=- online=no isolated=no allowed=no"
 	local s=$SNAPSHOTS/numa-memoryless-cpuless
 
 	run -0 rm-topo --sysroot "$s"
-	assert_output 'machine=numa-memoryless-cpuless arch=- model="AMD EPYC 7B12" packages=1 nodes=3 l3=1 cores=4 cpus=4 threads_per_core=1 online=0-3 offline="" isolated="" nohz_full=- memory=12GiB hugepage_sizes=2MiB,1GiB allowed=0-3
-node=0 cpus=0-1 memory=4GiB free=3GiB distances=10,12,20 packages=0
-node=1 cpus=2-3 memory=0B free=0B distances=12,10,20 packages=0
-node=2 cpus="" memory=8GiB free=8GiB distances=20,20,10 packages=""'
+	assert_output 'machine=numa-memoryless-cpuless arch=- model="AMD EPYC 7B12" packages=1 nodes=3 l3=1 cores=4 cpus=4 threads_per_core=1 online=0-3 offline="" isolated="" nohz_full=- memory=12GiB hugepage_sizes=2MiB,1GiB allowed=0-3 memory_only_nodes=2
+node=0 cpus=0-1 memory=4GiB free=3GiB distances=10,12,20 packages=0 memory_only=no tier=- nearest=0
+node=1 cpus=2-3 memory=0B free=0B distances=12,10,20 packages=0 memory_only=no tier=- nearest=1
+node=2 cpus="" memory=8GiB free=8GiB distances=20,20,10 packages="" memory_only=yes tier=- nearest=0'
 	run -0 rm-topo --sysroot "$s" cpus -o cpu,node
 	assert_output "cpu=0 node=0
 cpu=1 node=0
@@ -138,12 +138,105 @@ distance=2:1 from=2 to=1 value=20
 distance=2:2 from=2 to=2 value=10"
 }
 
+@test "x86-2s-memory-tiers: memory-only nodes have no CPUs, a tier and a nearest CPU node" {
+	local s=$SNAPSHOTS/x86-2s-memory-tiers
+
+	run -0 rm-topo --sysroot "$s"
+	assert_output 'machine=x86-2s-memory-tiers arch=- model="Intel(R) Xeon(R) Platinum 8480+" packages=2 nodes=4 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated="" nohz_full=- memory=128GiB hugepage_sizes=2MiB,1GiB allowed=0-7 memory_only_nodes=2-3
+node=0 cpus=0-3 memory=16GiB free=10GiB distances=10,21,17,28 packages=0 memory_only=no tier=4 nearest=0
+node=1 cpus=4-7 memory=16GiB free=12GiB distances=21,10,28,17 packages=1 memory_only=no tier=4 nearest=1
+node=2 cpus="" memory=64GiB free=64GiB distances=17,28,10,28 packages="" memory_only=yes tier=22 nearest=0
+node=3 cpus="" memory=32GiB free=32GiB distances=28,17,28,10 packages="" memory_only=yes tier=22 nearest=1'
+	run -0 rm-topo --sysroot "$s" nodes -J -o node,cpus,memory_only,tier,nearest
+	python3 -c 'import json, sys; assert json.load(sys.stdin) == json.loads(sys.argv[1])' \
+		'{"nodes": [{"node": 0, "cpus": "0-3", "memory_only": false, "tier": 4, "nearest": 0},
+		{"node": 1, "cpus": "4-7", "memory_only": false, "tier": 4, "nearest": 1},
+		{"node": 2, "cpus": "", "memory_only": true, "tier": 22, "nearest": 0},
+		{"node": 3, "cpus": "", "memory_only": true, "tier": 22, "nearest": 1}]}' <<<"$output"
+	run -0 rm-topo --sysroot "$s" nodes -r -o node,cpus,memory_only,tier,nearest
+	assert_output '0 0-3 no 4 0
+1 4-7 no 4 1
+2 "" yes 22 0
+3 "" yes 22 1'
+	run -0 rm-topo --sysroot "$s" nodes -t -o node,cpus,memory_only,tier,nearest
+	assert_output 'NODE CPUS MEMORY_ONLY TIER NEAREST
+   0 0-3  no             4       0
+   1 4-7  no             4       1
+   2      yes           22       0
+   3      yes           22       1'
+	# every CPU's node is a node with CPUs
+	run -0 rm-topo --sysroot "$s" cpus -r -o cpu,node
+	assert_output "0 0
+1 0
+2 0
+3 0
+4 1
+5 1
+6 1
+7 1"
+	run -0 rm-topo --sysroot "$s" cores -r -o core,node
+	assert_output "0 0
+1 0
+2 1
+3 1"
+	run -0 rm-topo --sysroot "$s" packages -o package,nodes
+	assert_output "package=0 nodes=0
+package=1 nodes=1"
+	# a memory-only node holds no CPU: as a location, a filter and an object of calc
+	run -0 rm-topo --sysroot "$s" calc --physical node:2-3
+	assert_output ""
+	run -0 rm-topo --sysroot "$s" calc --physical --objects node 0-7
+	assert_output "0-1"
+	run -0 rm-topo --sysroot "$s" cpus --node 2,3
+	assert_output ""
+	run -0 rm-topo --sysroot "$s" nodes --cpus 0-7 -o node
+	assert_output "node=0
+node=1"
+	run -0 rm-topo --sysroot "$s" export nfd
+	assert_line "feature.node.kubernetes.io/rmtools-memory-only-numa-nodes=2"
+	# without memory_tiering (a kernel before 6.1) the tier is unknown
+	local c=$(copy_snapshot x86-2s-memory-tiers)
+	rm -r "$c/sys/devices/virtual/memory_tiering"
+	run -0 rm-topo --sysroot "$c" nodes -r -o node,memory_only,tier,nearest
+	assert_output "0 no - 0
+1 no - 1
+2 yes - 0
+3 yes - 1"
+}
+
+@test "memory-only nodes in topology files: the lowest node of a cpuset owns its CPUs" {
+	local s=$SNAPSHOTS/x86-2s-memory-tiers x=$BATS_TEST_TMPDIR/t.xml
+
+	# hwloc puts nodes 2 and 3 beside nodes 0 and 1, with their cpusets; an XML file has no
+	# cpulist, so the distances and the cpusets decide
+	lstopo-no-graphics --input "$s" --of xml "$x" 2>/dev/null
+	run -0 rm-topo --topology "$x" nodes -o node,cpus,memory_only,tier,nearest
+	assert_output 'node=0 cpus=0-3 memory_only=no tier=- nearest=0
+node=1 cpus=4-7 memory_only=no tier=- nearest=1
+node=2 cpus="" memory_only=yes tier=- nearest=0
+node=3 cpus="" memory_only=yes tier=- nearest=1'
+	run -0 rm-topo --topology "$x" -o memory_only_nodes
+	assert_line -n 0 "memory_only_nodes=2-3"
+	# a synthetic machine with two nodes per package: the second is memory-only, without
+	# distances its nearest node is the one it shares the package with
+	run -0 rm-topo --topology "package:2 [numa(memory=16GiB)] [numa(memory=64GiB)] core:2 pu:2" \
+		nodes -o node,cpus,memory,memory_only,nearest
+	assert_output 'node=0 cpus=0-3 memory=16GiB memory_only=no nearest=0
+node=1 cpus="" memory=64GiB memory_only=yes nearest=0
+node=2 cpus=4-7 memory=16GiB memory_only=no nearest=2
+node=3 cpus="" memory=64GiB memory_only=yes nearest=2'
+	run -0 rm-topo --topology "package:2 [numa(memory=16GiB)] [numa(memory=64GiB)] core:2 pu:2" \
+		cpus -r -o cpu,node -c 3-4
+	assert_output "3 0
+4 2"
+}
+
 @test "s390-lpar: no node/ directory, offline CPUs, packages from core_siblings" {
 	local s=$SNAPSHOTS/s390-lpar
 
 	run -0 rm-topo --sysroot "$s"
-	assert_output 'machine=- arch=- model=- packages=7 nodes=1 l3=0 cores=17 cpus=20 threads_per_core=1 online=1-5,8-19 offline=0,6-7 isolated=- nohz_full=- memory=- hugepage_sizes=- allowed=1-5,8-19
-node=0 cpus=1-5,8-19 memory=- free=- distances=- packages=0-6'
+	assert_output 'machine=- arch=- model=- packages=7 nodes=1 l3=0 cores=17 cpus=20 threads_per_core=1 online=1-5,8-19 offline=0,6-7 isolated=- nohz_full=- memory=- hugepage_sizes=- allowed=1-5,8-19 memory_only_nodes=""
+node=0 cpus=1-5,8-19 memory=- free=- distances=- packages=0-6 memory_only=no tier=- nearest=0'
 	run -0 rm-topo --sysroot "$s" cpus --offline
 	assert_output "cpu=0 core=- package=- node=- l3=- l2=- l1=- online=no isolated=- allowed=no
 cpu=6 core=- package=- node=- l3=- l2=- l1=- online=no isolated=- allowed=no
@@ -180,8 +273,8 @@ cpu=3 online=yes allowed=no"
 
 @test "this-vm: the machine the snapshot was taken on (rm-topo snapshot)" {
 	run -0 rm-topo --sysroot "$SNAPSHOTS/this-vm"
-	assert_output 'machine=vm arch=- model="AMD EPYC" packages=1 nodes=1 l3=1 cores=2 cpus=2 threads_per_core=1 online=0-1 offline="" isolated="" nohz_full=- memory=4941544KiB hugepage_sizes=2MiB,1GiB allowed=0-1
-node=0 cpus=0-1 memory=4941544KiB free=4341148KiB distances=10 packages=0'
+	assert_output 'machine=vm arch=- model="AMD EPYC" packages=1 nodes=1 l3=1 cores=2 cpus=2 threads_per_core=1 online=0-1 offline="" isolated="" nohz_full=- memory=4941544KiB hugepage_sizes=2MiB,1GiB allowed=0-1 memory_only_nodes=""
+node=0 cpus=0-1 memory=4941544KiB free=4341148KiB distances=10 packages=0 memory_only=no tier=- nearest=0'
 	# L1i caches too: hwloc drops them unless asked
 	run -0 rm-topo --sysroot "$SNAPSHOTS/this-vm" caches -o cache,size,cpus
 	assert_output "cache=l1:0 size=32KiB cpus=0
@@ -206,8 +299,8 @@ cache=l3:0 size=32MiB cpus=0-1"
 	rm -r "$s/sys/kernel/mm/hugepages"
 	run -0 --separate-stderr rm-topo --sysroot "$s" -o machine,model,packages,cores,isolated,hugepage_sizes
 	assert_output "machine=- model=- packages=2 cores=4 isolated=- hugepage_sizes=-
-node=0 cpus=0-1,4-5 memory=- free=- distances=- packages=0
-node=1 cpus=2-3,6-7 memory=16GiB free=12GiB distances=- packages=1"
+node=0 cpus=0-1,4-5 memory=- free=- distances=- packages=0 memory_only=no tier=- nearest=0
+node=1 cpus=2-3,6-7 memory=16GiB free=12GiB distances=- packages=1 memory_only=no tier=- nearest=1"
 	run -0 rm-topo --sysroot "$s" cpus -c 1 -o cpu,core,package,node,isolated
 	assert_output "cpu=1 core=1 package=0 node=0 isolated=-"
 	run -0 rm-topo --sysroot "$s" caches -c 0 -o cache,size,cpus
@@ -394,7 +487,8 @@ cache=l3:0 size=- cpus=0-1,4-5"
 @test "snapshot of a --sysroot snapshot reproduces it, file for file" {
 	local name out
 
-	for name in x86-2s-smt x86-offline-isolated numa-memoryless-cpuless cgroup-v2 s390-lpar this-vm; do
+	for name in x86-2s-smt x86-offline-isolated numa-memoryless-cpuless x86-2s-memory-tiers \
+		cgroup-v2 s390-lpar this-vm; do
 		out=$BATS_TEST_TMPDIR/$name
 		run -0 rm-topo --sysroot "$SNAPSHOTS/$name" snapshot "$out"
 		assert_output "snapshot=$out files=$(find "$SNAPSHOTS/$name" -type f -o -type l | wc -l)"

@@ -159,6 +159,16 @@ static int cmp_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The allocator's view of TOPO, whose NUMA nodes own CPUs as for --topology. */
+static struct rm_cputopo *cputopo_of(hwloc_topology_t topo)
+{
+	struct rm_topo *rt = rm_topo_wrap(topo);
+	struct rm_cputopo *t = rm_cputopo_new(rt);
+
+	rm_topo_free(rt);
+	return t;
+}
+
 static void units_build(struct units *u, const struct rm_cputopo *t, const int *ids)
 {
 	unsigned i, n = 0;
@@ -459,7 +469,7 @@ static bool case_init(struct pcase *c, struct rng *r, unsigned long long seed,
 		k->offline_cases++;
 	}
 	hwloc_bitmap_free(all);
-	c->t = rm_cputopo_new(c->topo);
+	c->t = cputopo_of(c->topo);
 	for (i = 0; i < c->t->ncpus; i++)
 		hwloc_bitmap_set(c->online, c->t->cpu[i]);
 	if (c->t->ncpus > k->max_cpus)
@@ -1099,7 +1109,7 @@ int main(int argc, char **argv)
 	}
 
 	topo = load(spec, offline);
-	t = rm_cputopo_new(topo);
+	t = cputopo_of(topo);
 	if (!t) {
 		fputs("test-cpualloc: the topology has no CPU\n", stderr);
 		return RM_EXIT_USAGE;

@@ -21,7 +21,6 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
-#include "numanode.h"
 #include "rm-bench.h"
 #include "size.h"
 #include "sysfs.h"
@@ -36,16 +35,6 @@ void bench_live_only(const struct rm_common *c)
 	if (c->topology || c->sysroot)
 		rm_usage_errx("measurements need this machine (--topology, --sysroot, RM_TOPOLOGY or "
 			      "RM_SYSROOT is set)");
-}
-
-/* The online CPUs of NODE as the kernel lists them; empty when unknown. */
-static void node_cpulist(int node, hwloc_bitmap_t set)
-{
-	char *path = xasprintf("sys/devices/system/node/node%d/cpulist", node);
-
-	if (rm_sysfs_read_set(NULL, path, set) < 0)
-		hwloc_bitmap_zero(set);
-	free(path);
 }
 
 void bench_open(struct bench *b, const struct rm_common *c)
@@ -86,26 +75,6 @@ void bench_open(struct bench *b, const struct rm_common *c)
 	if (rm_sysfs_read_set(NULL, "sys/devices/system/node/has_memory", b->mem_nodes) < 0)
 		hwloc_bitmap_copy(b->mem_nodes, b->nodes);
 	b->numa = numa_available() >= 0;
-
-	/* each node's CPUs, read once: the digest and the placement ask for every CPU's node */
-	b->ncpu_node = ncpus;
-	b->cpu_node = xmalloc((size_t)ncpus * sizeof(int));
-	for (int i = 0; i < ncpus; i++)
-		b->cpu_node[i] = -1;
-	{
-		hwloc_bitmap_t set = hwloc_bitmap_alloc();
-		unsigned n, cpu;
-
-		hwloc_bitmap_foreach_begin(n, b->nodes) {
-			node_cpulist((int)n, set);
-			hwloc_bitmap_foreach_begin(cpu, set)
-				if ((int)cpu < ncpus)
-					b->cpu_node[cpu] = (int)n;
-			hwloc_bitmap_foreach_end();
-		}
-		hwloc_bitmap_foreach_end();
-		hwloc_bitmap_free(set);
-	}
 	b->mon = bench_mon_open();
 }
 
@@ -115,7 +84,6 @@ void bench_close(struct bench *b)
 	hwloc_bitmap_free(b->deflt);
 	hwloc_bitmap_free(b->nodes);
 	hwloc_bitmap_free(b->mem_nodes);
-	free(b->cpu_node);
 	bench_mon_close(b->mon);
 	rm_topo_free(b->t);
 }
@@ -169,22 +137,28 @@ int bench_node(const struct bench *b, const char *opt, const char *arg, bool nee
 
 void bench_node_cpus(const struct bench *b, int node, hwloc_bitmap_t set)
 {
-	node_cpulist(node, set);
-	hwloc_bitmap_and(set, set, b->allowed);
+	hwloc_obj_t o = node >= 0 ? hwloc_get_numanode_obj_by_os_index(b->t->topo, (unsigned)node) :
+				    NULL;
+
+	hwloc_bitmap_zero(set);
+	if (o)
+		hwloc_bitmap_and(set, rm_topo_node_cpus(b->t, o), b->allowed);
 }
 
 bool bench_near_cpus(const struct bench *b, int node, hwloc_bitmap_t set)
 {
-	hwloc_bitmap_t own = hwloc_bitmap_alloc();
-	bool cpuless;
+	hwloc_obj_t o = node >= 0 ? hwloc_get_numanode_obj_by_os_index(b->t->topo, (unsigned)node) :
+				    NULL, near;
 
-	node_cpulist(node, own);
-	cpuless = hwloc_bitmap_iszero(own);
-	hwloc_bitmap_free(own);
-	if (!cpuless)
+	if (!o || !rm_topo_node_memory_only(b->t, o))
 		return false;
-	if (rm_numa_cpu_node(NULL, node, b->allowed, set) < 0)
-		rm_usage_errx("NUMA node has no CPUs, and no node has CPUs allowed here: '%d'", node);
+	near = rm_topo_node_nearest(b->t, o);
+	hwloc_bitmap_zero(set);
+	if (near)
+		hwloc_bitmap_and(set, rm_topo_node_cpus(b->t, near), b->allowed);
+	if (hwloc_bitmap_iszero(set))
+		rm_usage_errx("NUMA node has no CPUs, and its nearest node with CPUs has none allowed "
+			      "here: '%d'", node);
 	return true;
 }
 
@@ -219,7 +193,9 @@ void bench_node_arg_cpus(const struct bench *b, const char *arg, hwloc_bitmap_t 
 
 int bench_cpu_node(const struct bench *b, int cpu)
 {
-	return cpu >= 0 && cpu < b->ncpu_node ? b->cpu_node[cpu] : -1;
+	hwloc_obj_t node = cpu >= 0 ? rm_topo_cpu_node(b->t, (unsigned)cpu) : NULL;
+
+	return node ? (int)node->os_index : -1;
 }
 
 int bench_local_mem_node(const struct bench *b, int cpu)

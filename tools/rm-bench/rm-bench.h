@@ -34,8 +34,6 @@ struct bench {
 	hwloc_bitmap_t mem_nodes; /* NUMA nodes with memory */
 	bool numa;                /* libnuma works: memory can be bound */
 	size_t page;              /* the base page size */
-	int *cpu_node;            /* NUMA node of each CPU number, -1 when none */
-	int ncpu_node;
 	struct bench_mon *mon;    /* resctrl's counters */
 };
 

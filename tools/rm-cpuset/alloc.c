@@ -33,6 +33,7 @@ enum {
 	OPT_L3_WAYS,
 	OPT_L3_EXCLUSIVE,
 	OPT_MEM_BANDWIDTH,
+	OPT_ADD_MEMS,
 };
 
 static const struct argp_option alloc_options[] = {
@@ -51,6 +52,8 @@ static const struct argp_option alloc_options[] = {
 	{ "policy", OPT_POLICY, "POLICY", 0,
 	  "topology manager policy: none (default), best-effort, restricted, single-numa-node", 0 },
 	{ "numa-node", OPT_NUMA_NODE, "SET", 0, "prefer CPUs of these NUMA nodes", 0 },
+	{ "add-mems", OPT_ADD_MEMS, "NODES", 0,
+	  "also bind its memory to these NUMA nodes (memory-only nodes: CXL memory, HBM)", 0 },
 	{ "near", OPT_NEAR, "DEVICE", 0,
 	  "prefer CPUs of a PCI device's NUMA node; - reads device records on stdin", 0 },
 	{ "from", OPT_FROM, "SET", 0, "allocate only from these CPUs", 0 },
@@ -121,6 +124,10 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 		hwloc_bitmap_free(r->numa);
 		r->numa = parse_set_arg(state, "--numa-node", arg);
 		break;
+	case OPT_ADD_MEMS:
+		hwloc_bitmap_free(r->add_mems);
+		r->add_mems = parse_set_arg(state, "--add-mems", arg);
+		break;
 	case OPT_NEAR:
 		r->near = arg;
 		break;
@@ -160,6 +167,7 @@ const struct argp alloc_argp = { alloc_options, alloc_parse, NULL, NULL, NULL, N
 void alloc_req_free(struct alloc_req *r)
 {
 	hwloc_bitmap_free(r->numa);
+	hwloc_bitmap_free(r->add_mems);
 	hwloc_bitmap_free(r->from);
 	free(r->mb_canon);
 }
@@ -227,35 +235,85 @@ static void stdin_nodes(hwloc_bitmap_t nodes)
 		rm_usage_errx("standard input: %s", msg);
 }
 
-/* The nodes another provider needs: --numa-node and --near. Empty for none. */
+/* Exit 2 when SET names nodes this machine lacks; OPT names the option. */
+static void check_nodes_exist(const struct pool *p, const char *opt, hwloc_const_bitmap_t set)
+{
+	hwloc_bitmap_t bad = hwloc_bitmap_dup(set);
+	char *s;
+
+	hwloc_bitmap_andnot(bad, bad, hwloc_topology_get_topology_nodeset(p->t->topo));
+	if (hwloc_bitmap_iszero(bad)) {
+		hwloc_bitmap_free(bad);
+		return;
+	}
+	s = rm_cpulist_format(bad);
+	rm_usage_errx("%s: no such NUMA node: '%s'", opt, s);
+}
+
+/* --numa-node names nodes with CPUs; --add-mems nodes with memory. Exit 2 otherwise. */
+static void check_nodes(const struct pool *p, const struct alloc_req *r)
+{
+	unsigned id;
+
+	if (r->numa) {
+		check_nodes_exist(p, "--numa-node", r->numa);
+		hwloc_bitmap_foreach_begin(id, r->numa) {
+			hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(p->t->topo, id);
+			hwloc_obj_t near = rm_topo_node_nearest(p->t, node);
+
+			if (!rm_topo_node_memory_only(p->t, node))
+				continue;
+			if (near)
+				rm_usage_errx("--numa-node: NUMA node %u has no CPUs (memory only); the "
+					      "nearest node with CPUs is %u: --numa-node %u --add-mems %u",
+					      id, near->os_index, near->os_index, id);
+			rm_usage_errx("--numa-node: NUMA node %u has no CPUs (memory only)", id);
+		} hwloc_bitmap_foreach_end();
+	}
+	if (r->add_mems) {
+		hwloc_bitmap_t none = hwloc_bitmap_dup(r->add_mems);
+
+		check_nodes_exist(p, "--add-mems", r->add_mems);
+		hwloc_bitmap_andnot(none, none, p->memnodes);
+		if (!hwloc_bitmap_iszero(none)) {
+			char *s = rm_cpulist_format(none);
+
+			rm_usage_errx("--add-mems: NUMA node without memory: '%s'", s);
+		}
+		hwloc_bitmap_free(none);
+	}
+}
+
+/* The nodes another provider needs: --numa-node and --near. Empty for none. A device on a
+ * memory-only node (CXL) counts as being on the nearest node with CPUs. */
 static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitmap_t nodes)
 {
 	hwloc_const_bitmap_t all = hwloc_topology_get_topology_nodeset(p->t->topo);
+	hwloc_bitmap_t near = hwloc_bitmap_alloc();
+	unsigned id;
 
 	hwloc_bitmap_zero(nodes);
-	if (r->numa) {
-		if (!hwloc_bitmap_isincluded(r->numa, all)) {
-			char *s = rm_cpulist_format(r->numa);
-
-			rm_usage_errx("no such NUMA node: '%s'", s);
-		}
+	if (r->numa)
 		hwloc_bitmap_or(nodes, nodes, r->numa);
-	}
 	if (r->near && !strcmp(r->near, "-")) {
-		hwloc_bitmap_t in = hwloc_bitmap_alloc();
-
-		stdin_nodes(in);
-		hwloc_bitmap_and(in, in, all);
-		hwloc_bitmap_or(nodes, nodes, in);
-		hwloc_bitmap_free(in);
+		stdin_nodes(near);
+		hwloc_bitmap_and(near, near, all);
 	} else if (r->near) {
 		int node = device_node(p, r->near);
 
 		if (node < 0)
 			warnx("device %s has no NUMA affinity; no NUMA preference from it", r->near);
-		else
-			hwloc_bitmap_set(nodes, node);
+		else if (hwloc_get_numanode_obj_by_os_index(p->t->topo, (unsigned)node))
+			hwloc_bitmap_set(near, node);
 	}
+	hwloc_bitmap_foreach_begin(id, near) {
+		hwloc_obj_t o = rm_topo_node_nearest(p->t,
+						     hwloc_get_numanode_obj_by_os_index(p->t->topo, id));
+
+		if (o)
+			hwloc_bitmap_set(nodes, o->os_index);
+	} hwloc_bitmap_foreach_end();
+	hwloc_bitmap_free(near);
 }
 
 void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
@@ -267,6 +325,7 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 	char *msg = NULL;
 	int rc;
 
+	check_nodes(p, r);
 	if ((rc = rm_cpualloc_check_opts(p->ct, &r->opts, r->policy, &msg)))
 		goto out;
 	if (r->from && rm_topo_check_cpus(p->t, r->from, &msg)) {
@@ -388,7 +447,7 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	alloc_check_resctrl(&p, &r);
 	cpus = hwloc_bitmap_alloc();
 	alloc_choose(&p, &r, cpus);
-	pool_add(&p, r.owner, cpus, r.isolate, 0);
+	pool_add(&p, r.owner, cpus, r.add_mems, r.isolate, 0);
 	alloc_choose_resctrl(&p, &r, cpus, p.st.nrecords - 1);
 	if (!r.dry_run)
 		pool_commit(&p);

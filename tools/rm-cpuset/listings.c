@@ -99,8 +99,8 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 		NULL, NULL, NULL
 	};
 	hwloc_bitmap_t free_set, shared, set;
-	hwloc_obj_t node = NULL;
 	struct rm_outopts node_opts;
+	unsigned id;
 	struct rm_out *out;
 	struct pool p;
 
@@ -118,8 +118,10 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 	out = rm_out_new(&node_opts, "nodes", node_cols, ARRAY_SIZE(node_cols), NULL, false);
 	pool_free(&p, free_set);
 	pool_shared(&p, shared);
-	while ((node = hwloc_get_next_obj_by_type(p.t->topo, HWLOC_OBJ_NUMANODE, node))) {
-		hwloc_const_bitmap_t cpus = node->cpuset;
+	/* in the kernel's order: hwloc's logical order puts a CPU-less node beside its CPU node */
+	hwloc_bitmap_foreach_begin(id, hwloc_topology_get_topology_nodeset(p.t->topo)) {
+		hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(p.t->topo, id);
+		hwloc_const_bitmap_t cpus = rm_topo_node_cpus(p.t, node);
 
 		rm_out_begin(out);
 		rm_out_int(out, NODE_NODE, node->os_index);
@@ -135,7 +137,7 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 		hwloc_bitmap_and(set, cpus, shared);
 		rm_out_set(out, NODE_SHARED, set);
 		rm_out_end(out);
-	}
+	} hwloc_bitmap_foreach_end();
 	rm_out_close(out);
 	out = rm_out_new(&node_opts, "allocations", owner_cols, owner_ncols, owner_defaults, false);
 	for (size_t i = 0; i < p.st.nrecords; i++)

@@ -20,7 +20,7 @@ bool opt_no_cgroups;
 
 enum { OWNER_OWNER, OWNER_CPUS, OWNER_MEMS, OWNER_CORES, OWNER_NODES, OWNER_CGROUP, OWNER_COUNT,
        OWNER_PACKAGES, OWNER_ISOLATE, OWNER_PID, OWNER_CREATED, OWNER_L3_WAYS, OWNER_L3_EXCLUSIVE,
-       OWNER_L3_MASKS, OWNER_MEM_BANDWIDTH, OWNER_RESCTRL, OWNER_OFFLINE };
+       OWNER_L3_MASKS, OWNER_MEM_BANDWIDTH, OWNER_RESCTRL, OWNER_OFFLINE, OWNER_ADD_MEMS };
 const struct rm_column owner_cols[] = {
 	[OWNER_OWNER] = { "owner", RM_COL_STRING, "the owner's name" },
 	[OWNER_CPUS] = { "cpus", RM_COL_SET, "its exclusive CPUs" },
@@ -42,6 +42,8 @@ const struct rm_column owner_cols[] = {
 	[OWNER_RESCTRL] = { "resctrl", RM_COL_STRING, "its resctrl group (- when none is kept)" },
 	[OWNER_OFFLINE] = { "offline", RM_COL_SET,
 			    "its CPUs that are offline now (\"\" for none; else it is degraded)" },
+	[OWNER_ADD_MEMS] = { "add_mems", RM_COL_SET,
+			     "NUMA nodes added to its mems by --add-mems (memory-only nodes)" },
 };
 const size_t owner_ncols = ARRAY_SIZE(owner_cols);
 const char owner_defaults[] = "owner,cpus,mems,cores,nodes,cgroup";
@@ -163,7 +165,7 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 	memset(p, 0, sizeof(*p));
 	p->c = c;
 	p->t = rm_topo_load(c, 0);
-	p->ct = rm_cputopo_new(p->t->topo);
+	p->ct = rm_cputopo_new(p->t);
 	if (!p->ct)
 		errx(RM_EXIT_FAILURE, "the topology has no CPU");
 	snprintf(p->digest, sizeof(p->digest), "%08lx", topology_digest(p->ct));
@@ -310,12 +312,44 @@ void pool_free(const struct pool *p, hwloc_bitmap_t set)
 	hwloc_bitmap_andnot(set, set, p->reserved);
 }
 
-void pool_mems(const struct pool *p, hwloc_const_bitmap_t cpus, hwloc_bitmap_t mems)
+void pool_mems(const struct pool *p, hwloc_const_bitmap_t cpus, hwloc_const_bitmap_t add,
+	       hwloc_bitmap_t mems)
 {
 	rm_topo_nodes_of(p->t, cpus, mems);
 	hwloc_bitmap_and(mems, mems, p->memnodes);
-	if (hwloc_bitmap_iszero(mems))
-		hwloc_bitmap_copy(mems, p->memnodes);
+	if (hwloc_bitmap_iszero(mems)) {
+		/* CPUs of memoryless nodes: the nodes with CPUs and memory, else any with memory */
+		hwloc_bitmap_andnot(mems, p->memnodes, rm_topo_memory_only_nodes(p->t));
+		if (hwloc_bitmap_iszero(mems))
+			hwloc_bitmap_copy(mems, p->memnodes);
+	}
+	if (add)
+		hwloc_bitmap_or(mems, mems, add);
+}
+
+/* The --add-mems nodes of an owner record; empty for none. */
+static void owner_add_mems(const struct rm_record *r, hwloc_bitmap_t set)
+{
+	const char *v = rm_record_get(r, "add_mems");
+
+	hwloc_bitmap_zero(set);
+	if (v)
+		rm_cpulist_parse(v, set, NULL);
+}
+
+void pool_owner_mems(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t mems)
+{
+	hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), add = hwloc_bitmap_alloc();
+
+	hwloc_bitmap_zero(mems);
+	rm_cpulist_parse(rm_record_get(r, "mems") ?: "", mems, NULL);
+	if (hwloc_bitmap_iszero(mems)) {
+		pool_owner_cpus(r, cpus);
+		owner_add_mems(r, add);
+		pool_mems(p, cpus, add, mems);
+	}
+	hwloc_bitmap_free(cpus);
+	hwloc_bitmap_free(add);
 }
 
 unsigned long long process_start_time(pid_t pid)
@@ -339,8 +373,8 @@ unsigned long long process_start_time(pid_t pid)
 	return start;
 }
 
-void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus, bool isolate,
-	      pid_t pid)
+void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus,
+	      hwloc_const_bitmap_t add_mems, bool isolate, pid_t pid)
 {
 	struct rm_record r = { 0 };
 	hwloc_bitmap_t mems = hwloc_bitmap_alloc();
@@ -348,7 +382,7 @@ void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus, bool
 
 	rm_record_set(&r, "owner", owner);
 	set_field(&r, "cpus", cpus);
-	pool_mems(p, cpus, mems);
+	pool_mems(p, cpus, add_mems, mems);
 	set_field(&r, "mems", mems);
 	snprintf(buf, sizeof(buf), "%d", hwloc_bitmap_weight(cpus));
 	rm_record_set(&r, "count", buf);
@@ -359,6 +393,8 @@ void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus, bool
 	rm_record_set(&r, "start", pid ? buf : "-");
 	snprintf(buf, sizeof(buf), "%lld", (long long)time(NULL));
 	rm_record_set(&r, "created", buf);
+	if (add_mems && !hwloc_bitmap_iszero(add_mems))
+		set_field(&r, "add_mems", add_mems);
 	rm_state_add(&p->st, &r);
 	hwloc_bitmap_or(p->exclusive, p->exclusive, cpus);
 	hwloc_bitmap_free(mems);
@@ -366,11 +402,17 @@ void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus, bool
 
 void pool_set_mems(struct pool *p, size_t index, hwloc_const_bitmap_t cpus)
 {
-	hwloc_bitmap_t mems = hwloc_bitmap_alloc();
+	hwloc_bitmap_t mems = hwloc_bitmap_alloc(), add = hwloc_bitmap_alloc();
 
-	pool_mems(p, cpus, mems);
+	/* the added nodes that still have memory */
+	owner_add_mems(&p->st.records[index], add);
+	hwloc_bitmap_and(add, add, p->memnodes);
+	pool_mems(p, cpus, add, mems);
 	set_field(&p->st.records[index], "mems", mems);
+	if (rm_record_get(&p->st.records[index], "add_mems"))
+		set_field(&p->st.records[index], "add_mems", add);
 	hwloc_bitmap_free(mems);
+	hwloc_bitmap_free(add);
 }
 
 void pool_remove(struct pool *p, size_t index)
@@ -447,9 +489,7 @@ size_t pool_wants(const struct pool *p, const struct rm_record *records, size_t 
 		cpus = hwloc_bitmap_alloc();
 		mems = hwloc_bitmap_alloc();
 		pool_owner_cpus(r, cpus);
-		rm_cpulist_parse(rm_record_get(r, "mems") ?: "", mems, NULL);
-		if (hwloc_bitmap_iszero(mems))
-			pool_mems(p, cpus, mems);
+		pool_owner_mems(p, r, mems);
 		hwloc_bitmap_or(exclusive, exclusive, cpus);
 		want[k++] = (struct rm_cgroup_want){
 			rm_record_get(r, "owner"), cpus, mems,
@@ -591,6 +631,8 @@ void pool_print_owner(const struct pool *p, struct rm_out *out, const struct rm_
 	}
 	pool_owner_offline(p, r, set);
 	rm_out_set(out, OWNER_OFFLINE, set);
+	owner_add_mems(r, set);
+	rm_out_set(out, OWNER_ADD_MEMS, set);
 	rm_out_end(out);
 	free(cg);
 	hwloc_bitmap_free(cpus);

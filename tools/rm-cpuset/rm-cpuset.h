@@ -40,12 +40,13 @@ extern bool opt_no_cgroups;
  *   topology=DIGEST cpus=LIST nodes=LIST online=LIST
  *   reserved=LIST strict=yes|no
  *   owner=NAME cpus=LIST mems=LIST count=N isolate=yes|no pid=PID|- start=TICKS|- created=EPOCH
+ * then, for an owner given extra memory nodes (--add-mems), add_mems=LIST, and, for an owner
+ * with a resctrl group (--l3-ways, --mem-bandwidth), at its end:
+ *   l3_ways=N|- l3_exclusive=yes|no l3_masks=ID:HEX,...|- mem_bandwidth=50%|RATE|- mb=ID:VAL,...|-
  * The topology record's cpus are the machine's present CPUs, online or not: they are what the
  * state is checked against. The digest is of the CPUs online when it was written (online=; a
  * record without it was written with all of cpus online), and is compared only while the same
  * CPUs are online: a CPU taken offline or brought back is no change of the machine.
- * and, for an owner with a resctrl group (--l3-ways, --mem-bandwidth), at its end:
- *   l3_ways=N|- l3_exclusive=yes|no l3_masks=ID:HEX,...|- mem_bandwidth=50%|RATE|- mb=ID:VAL,...|-
  */
 struct pool {
 	struct rm_common *c;
@@ -87,8 +88,12 @@ void pool_check_topology(struct pool *p);
 void pool_shared(const struct pool *p, hwloc_bitmap_t set);
 /* The CPUs an allocation may take: the shared pool minus the reserved CPUs. */
 void pool_free(const struct pool *p, hwloc_bitmap_t set);
-/* The memory nodes for CPUS: their NUMA nodes that have memory, else every node with memory. */
-void pool_mems(const struct pool *p, hwloc_const_bitmap_t cpus, hwloc_bitmap_t mems);
+/* The memory nodes for CPUS: their NUMA nodes that have memory (never a memory-only node), else
+ * the nodes with CPUs and memory, else every node with memory; and the nodes ADD (may be NULL). */
+void pool_mems(const struct pool *p, hwloc_const_bitmap_t cpus, hwloc_const_bitmap_t add,
+	       hwloc_bitmap_t mems);
+/* The memory nodes of an owner record: its mems, else computed as pool_mems does. */
+void pool_owner_mems(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t mems);
 
 /* Owner records: index of NAME or -1; a record's CPU set. */
 long pool_find(const struct pool *p, const char *owner);
@@ -96,10 +101,11 @@ void pool_owner_cpus(const struct rm_record *r, hwloc_bitmap_t cpus);
 /* The CPUs of the owner record R that are not online now (its cgroup runs on the others). */
 void pool_owner_offline(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t cpus);
 
-/* Add an allocation record (PID 0 for none) and update the sets. */
-void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus, bool isolate,
-	      pid_t pid);
-/* Set the memory nodes of the allocation at INDEX from its CPUS. */
+/* Add an allocation record (PID 0 for none), its memory on its CPUs' nodes and ADD_MEMS (may be
+ * NULL), and update the sets. */
+void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus,
+	      hwloc_const_bitmap_t add_mems, bool isolate, pid_t pid);
+/* Set the memory nodes of the allocation at INDEX from its CPUS and its add_mems. */
 void pool_set_mems(struct pool *p, size_t index, hwloc_const_bitmap_t cpus);
 /* Remove the allocation at INDEX and update the sets. */
 void pool_remove(struct pool *p, size_t index);
@@ -148,6 +154,7 @@ struct alloc_req {
 	struct rm_cpualloc_opts opts;
 	enum rm_tm_policy policy;
 	hwloc_bitmap_t numa;       /* --numa-node, NULL when not given */
+	hwloc_bitmap_t add_mems;   /* --add-mems, NULL when not given */
 	const char *near;          /* --near DEVICE or "-" */
 	hwloc_bitmap_t from;       /* --from, NULL when not given */
 	bool isolate;
@@ -169,7 +176,8 @@ void alloc_check_owner(const struct pool *p, const char *owner);
 /* Refuse (exit 2) --isolate where cgroup v2 cpuset partitions are not available. */
 void alloc_check_isolate(const struct pool *p);
 
-/* Choose R->count CPUs for R in P's free CPUs into RESULT; exits 2 or 3 with a message. */
+/* Choose R->count CPUs for R in P's free CPUs into RESULT; exits 2 or 3 with a message (2 for
+ * --add-mems nodes that do not exist or have no memory, before anything else). */
 void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result);
 
 /* ---- resctrl (resctrl.c) ---- */

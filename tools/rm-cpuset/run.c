@@ -58,6 +58,8 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--shared takes no --count or --owner");
 		if (a->shared && (a->req.l3_ways || a->req.mem_bandwidth))
 			argp_error(state, "--shared takes no --l3-ways or --mem-bandwidth");
+		if (a->shared && a->req.add_mems)
+			argp_error(state, "--shared takes no --add-mems");
 		if (!a->shared && !a->req.count && !a->req.owner)
 			argp_error(state, "give --count N, --owner NAME or --shared");
 		break;
@@ -111,12 +113,15 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 		if (a->req.l3_ways || a->req.mem_bandwidth)
 			rm_usage_errx("--l3-ways and --mem-bandwidth are for a new allocation "
 				      "(--count N); '%s' keeps the ones it has", a->req.owner);
+		if (a->req.add_mems)
+			rm_usage_errx("--add-mems is for a new allocation (--count N); '%s' keeps "
+				      "the memory nodes it has", a->req.owner);
 		pool_open(&p, c, 0);
 		if ((i = pool_find(&p, a->req.owner)) < 0)
 			rm_usage_errx("no such owner: '%s' (give --count N to allocate)",
 				      a->req.owner);
 		pool_owner_cpus(&p.st.records[i], pl->cpus);
-		pool_mems(&p, pl->cpus, pl->mems);
+		pool_owner_mems(&p, &p.st.records[i], pl->mems);
 		/* a degraded owner runs on its CPUs that are online */
 		hwloc_bitmap_and(pl->cpus, pl->cpus, p.all);
 		if (hwloc_bitmap_iszero(pl->cpus))
@@ -135,10 +140,10 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 			alloc_check_isolate(&p);
 		alloc_check_resctrl(&p, &a->req);
 		alloc_choose(&p, &a->req, pl->cpus);
-		pool_add(&p, a->req.owner, pl->cpus, a->req.isolate, getpid());
+		pool_add(&p, a->req.owner, pl->cpus, a->req.add_mems, a->req.isolate, getpid());
 		alloc_choose_resctrl(&p, &a->req, pl->cpus, p.st.nrecords - 1);
 		pool_commit(&p);
-		pool_mems(&p, pl->cpus, pl->mems);
+		pool_owner_mems(&p, &p.st.records[pool_find(&p, a->req.owner)], pl->mems);
 		take_placement(&p, pl, a->req.owner);
 		pl->allocated = true;
 		free(generated);

@@ -96,7 +96,10 @@ static void objects_of(struct rm_topo *t, const struct calc *k, hwloc_const_bitm
 	while ((o = hwloc_get_next_obj_by_type(t->topo, k->objects_type, o))) {
 		long id = k->physical ? rm_topo_os_index(o) : (long)o->logical_index;
 
-		if (id >= 0 && o->cpuset && hwloc_bitmap_intersects(o->cpuset, set))
+		hwloc_const_bitmap_t cpus = o->type == HWLOC_OBJ_NUMANODE ?
+			rm_topo_node_cpus(t, o) : o->cpuset;
+
+		if (id >= 0 && cpus && hwloc_bitmap_intersects(cpus, set))
 			hwloc_bitmap_set(ids, (unsigned)id);
 	}
 }

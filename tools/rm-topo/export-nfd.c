@@ -120,6 +120,8 @@ static void write_labels(FILE *f, struct rm_topo *t)
 	label_int(f, "threads-per-core", s.threads_per_core);
 	label(f, "smt", s.threads_per_core > 1 ? "true" : "false");
 	label_int(f, "l3-caches", s.l3);
+	if (!hwloc_bitmap_iszero(rm_topo_memory_only_nodes(t)))
+		label_int(f, "memory-only-numa-nodes", hwloc_bitmap_weight(rm_topo_memory_only_nodes(t)));
 	for (int i = 0; i < s.nhugepage_sizes; i++) {
 		char *q = quantity(s.hugepage_sizes[i]), *name = xasprintf("hugepages-%s", q);
 

@@ -109,7 +109,7 @@ static void filter_resolve(struct rm_topo *t, struct filter *f)
 			hwloc_obj_t n = hwloc_get_numanode_obj_by_os_index(t->topo, id);
 			if (!n)
 				rm_usage_errx("no such NUMA node: '%u'", id);
-			hwloc_bitmap_or(s, s, n->cpuset);
+			hwloc_bitmap_or(s, s, rm_topo_node_cpus(t, n));
 		} hwloc_bitmap_foreach_end();
 		hwloc_bitmap_and(f->set, f->set, s);
 	}
@@ -193,18 +193,6 @@ static void out_index(struct rm_out *out, int col, long idx)
 		rm_out_int(out, col, idx);
 }
 
-/* The NUMA node of a PU: the first node (by os index) whose cpuset holds it. */
-static hwloc_obj_t node_of(struct rm_topo *t, hwloc_obj_t pu)
-{
-	hwloc_obj_t n = NULL, best = NULL;
-
-	while ((n = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, n)))
-		if (hwloc_bitmap_isset(n->cpuset, pu->os_index) &&
-		    (!best || n->os_index < best->os_index))
-			best = n;
-	return best;
-}
-
 static hwloc_obj_t cache_of(struct rm_topo *t, hwloc_obj_t pu, hwloc_obj_type_t type)
 {
 	return hwloc_get_ancestor_obj_by_type(t->topo, type, pu);
@@ -226,27 +214,6 @@ static int nodes_sorted(struct rm_topo *t, hwloc_obj_t **nodes)
 		(*nodes)[i] = o;
 	}
 	return k;
-}
-
-/* The OS's NUMA distance matrix (from sysfs or XML), or NULL. */
-static struct hwloc_distances_s *numa_distances(struct rm_topo *t)
-{
-	struct hwloc_distances_s *d[4];
-	unsigned nr = 4;
-
-	if (hwloc_distances_get_by_name(t->topo, "NUMALatency", &nr, d, 0) == 0 && nr > 0) {
-		for (unsigned i = 1; i < nr; i++)
-			hwloc_distances_release(t->topo, d[i]);
-		return d[0];
-	}
-	nr = 4;
-	if (hwloc_distances_get_by_type(t->topo, HWLOC_OBJ_NUMANODE, &nr, d,
-					HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 && nr > 0) {
-		for (unsigned i = 1; i < nr; i++)
-			hwloc_distances_release(t->topo, d[i]);
-		return d[0];
-	}
-	return NULL;
 }
 
 /* Distances from node FROM to every node in os order, as "10,21,21"; NULL when unknown. */
@@ -365,7 +332,7 @@ int cmd_cpus(int argc, char **argv, struct rm_common *c)
 		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(t->topo, i);
 		hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_CORE, pu) : NULL;
 		hwloc_obj_t pkg = pu ? hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, pu) : NULL;
-		hwloc_obj_t node = pu ? node_of(t, pu) : NULL;
+		hwloc_obj_t node = pu ? rm_topo_cpu_node(t, pu->os_index) : NULL;
 
 		rm_out_begin(out);
 		rm_out_int(out, CPU_CPU, i);
@@ -430,7 +397,7 @@ int cmd_cores(int argc, char **argv, struct rm_common *c)
 
 	while ((core = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_CORE, core))) {
 		hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(t->topo, core->cpuset, HWLOC_OBJ_PU, 0);
-		hwloc_obj_t node = pu ? node_of(t, pu) : NULL;
+		hwloc_obj_t node = pu ? rm_topo_cpu_node(t, pu->os_index) : NULL;
 		char *kind;
 
 		if (!hwloc_bitmap_intersects(core->cpuset, f.set))
@@ -509,7 +476,8 @@ int cmd_packages(int argc, char **argv, struct rm_common *c)
 
 /* ---- nodes ---- */
 
-enum { NODE_NODE, NODE_CPUS, NODE_MEMORY, NODE_FREE, NODE_DISTANCES, NODE_PACKAGES };
+enum { NODE_NODE, NODE_CPUS, NODE_MEMORY, NODE_FREE, NODE_DISTANCES, NODE_PACKAGES,
+       NODE_MEMORY_ONLY, NODE_TIER, NODE_NEAREST };
 static const struct rm_column node_cols[] = {
 	[NODE_NODE] = { "node", RM_COL_INT, "NUMA node, as the kernel numbers it" },
 	[NODE_CPUS] = { "cpus", RM_COL_SET, "the node's CPUs (\"\" for a CPU-less node)" },
@@ -517,6 +485,12 @@ static const struct rm_column node_cols[] = {
 	[NODE_FREE] = { "free", RM_COL_SIZE, "free memory on the node (live machine and snapshots)" },
 	[NODE_DISTANCES] = { "distances", RM_COL_STRING, "distances to every node, in node order" },
 	[NODE_PACKAGES] = { "packages", RM_COL_SET, "packages with CPUs on the node (logical ids)" },
+	[NODE_MEMORY_ONLY] = { "memory_only", RM_COL_BOOL,
+			       "the node has memory and no CPUs (CXL memory, HBM)" },
+	[NODE_TIER] = { "tier", RM_COL_INT,
+			"the kernel's memory tier (memory_tierN; lower is faster, Linux 6.1+)" },
+	[NODE_NEAREST] = { "nearest", RM_COL_INT,
+			   "the nearest node with CPUs (the node itself when it has CPUs)" },
 };
 
 static void node_record(struct rm_topo *t, struct rm_out *out, hwloc_obj_t node,
@@ -527,12 +501,15 @@ static void node_record(struct rm_topo *t, struct rm_out *out, hwloc_obj_t node,
 	hwloc_obj_t pkg = NULL;
 	char *row = distance_row(t, d, node, nodes, nnodes);
 
+	hwloc_const_bitmap_t cpus = rm_topo_node_cpus(t, node);
+	hwloc_obj_t nearest = rm_topo_node_nearest(t, node);
+
 	while ((pkg = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, pkg)))
-		if (hwloc_bitmap_intersects(pkg->cpuset, node->cpuset))
+		if (hwloc_bitmap_intersects(pkg->cpuset, cpus))
 			hwloc_bitmap_set(pkgs, pkg->logical_index);
 	rm_out_begin(out);
 	rm_out_int(out, NODE_NODE, node->os_index);
-	rm_out_set(out, NODE_CPUS, node->cpuset);
+	rm_out_set(out, NODE_CPUS, cpus);
 	if (node_meminfo(t, node->os_index, &total, &avail) == 0) {
 		rm_out_size(out, NODE_MEMORY, total);
 		rm_out_size(out, NODE_FREE, avail);
@@ -541,6 +518,9 @@ static void node_record(struct rm_topo *t, struct rm_out *out, hwloc_obj_t node,
 	}
 	rm_out_str(out, NODE_DISTANCES, row);
 	rm_out_set(out, NODE_PACKAGES, pkgs);
+	rm_out_bool(out, NODE_MEMORY_ONLY, rm_topo_node_memory_only(t, node));
+	out_index(out, NODE_TIER, rm_topo_node_tier(t, node));
+	out_index(out, NODE_NEAREST, nearest ? (long)nearest->os_index : -1);
 	rm_out_end(out);
 	free(row);
 	hwloc_bitmap_free(pkgs);
@@ -548,14 +528,15 @@ static void node_record(struct rm_topo *t, struct rm_out *out, hwloc_obj_t node,
 
 static void node_listing(struct rm_topo *t, struct rm_out *out, struct filter *f)
 {
-	struct hwloc_distances_s *d = numa_distances(t);
+	struct hwloc_distances_s *d = rm_topo_numa_distances(t);
 	hwloc_obj_t *nodes;
 	int n = nodes_sorted(t, &nodes);
 
 	for (int i = 0; i < n; i++) {
 		if (f && f->nodes && !hwloc_bitmap_isset(f->nodes, nodes[i]->os_index))
 			continue;
-		if (f && f->by_cpus && !hwloc_bitmap_intersects(nodes[i]->cpuset, f->set))
+		if (f && f->by_cpus &&
+		    !hwloc_bitmap_intersects(rm_topo_node_cpus(t, nodes[i]), f->set))
 			continue;
 		node_record(t, out, nodes[i], d, nodes, n);
 	}
@@ -651,7 +632,7 @@ int cmd_distances(int argc, char **argv, struct rm_common *c)
 	struct rm_topo *t = listing_start(argc, argv, c, &f, dist_cols, ARRAY_SIZE(dist_cols), NULL,
 					  "The NUMA distance matrix, one record per pair of nodes.");
 	struct rm_out *out = rm_out_new(&c->out, "distances", dist_cols, ARRAY_SIZE(dist_cols), NULL, true);
-	struct hwloc_distances_s *d = numa_distances(t);
+	struct hwloc_distances_s *d = rm_topo_numa_distances(t);
 	hwloc_obj_t *nodes;
 	int n = nodes_sorted(t, &nodes);
 	/* hwloc keeps no matrix for one node; the kernel still states it (as in "nodes") */
@@ -664,7 +645,7 @@ int cmd_distances(int argc, char **argv, struct rm_common *c)
 
 		if (f.nodes && !hwloc_bitmap_isset(f.nodes, nodes[i]->os_index))
 			continue;
-		if (f.by_cpus && !hwloc_bitmap_intersects(nodes[i]->cpuset, f.set))
+		if (f.by_cpus && !hwloc_bitmap_intersects(rm_topo_node_cpus(t, nodes[i]), f.set))
 			continue;
 		for (int j = 0; j < n; j++) {
 			int b = d ? hwloc_distances_obj_index(d, nodes[j]) : -1;
@@ -773,7 +754,8 @@ void topo_summary_free(struct topo_summary *s)
 }
 
 enum { M_MACHINE, M_ARCH, M_MODEL, M_PACKAGES, M_NODES, M_L3, M_CORES, M_CPUS, M_THREADS,
-       M_ONLINE, M_OFFLINE, M_ISOLATED, M_NOHZ_FULL, M_MEMORY, M_HUGEPAGES, M_ALLOWED };
+       M_ONLINE, M_OFFLINE, M_ISOLATED, M_NOHZ_FULL, M_MEMORY, M_HUGEPAGES, M_ALLOWED,
+       M_MEMORY_ONLY };
 static const struct rm_column machine_cols[] = {
 	[M_MACHINE] = { "machine", RM_COL_STRING, "host name (\"-\" for snapshots without one)" },
 	[M_ARCH] = { "arch", RM_COL_STRING, "architecture" },
@@ -791,6 +773,8 @@ static const struct rm_column machine_cols[] = {
 	[M_MEMORY] = { "memory", RM_COL_SIZE, "memory on all NUMA nodes" },
 	[M_HUGEPAGES] = { "hugepage_sizes", RM_COL_STRING, "huge page sizes the kernel offers" },
 	[M_ALLOWED] = { "allowed", RM_COL_SET, "CPUs in this process's cpuset (cgroup)" },
+	[M_MEMORY_ONLY] = { "memory_only_nodes", RM_COL_SET,
+			    "NUMA nodes with memory and no CPUs (CXL memory, HBM)" },
 };
 
 static char *host_name(struct rm_topo *t)
@@ -862,6 +846,7 @@ int cmd_summary(int argc, char **argv, struct rm_common *c)
 		rm_out_size(mout, M_MEMORY, s.memory);
 	rm_out_str(mout, M_HUGEPAGES, t->source == RM_TOPO_SYNTHETIC || sizes ? (sizes ? sizes : "") : NULL);
 	rm_out_set(mout, M_ALLOWED, t->allowed);
+	rm_out_set(mout, M_MEMORY_ONLY, rm_topo_memory_only_nodes(t));
 	rm_out_end(mout);
 	rm_out_close(mout);
 

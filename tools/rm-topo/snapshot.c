@@ -55,6 +55,7 @@ static const char *const patterns[] = {
 	"sys/devices/system/node/node[0-9]*/distance",
 	"sys/devices/system/node/node[0-9]*/meminfo",
 	"sys/devices/system/node/node[0-9]*/hugepages/hugepages-*/*",
+	"sys/devices/virtual/memory_tiering/memory_tier[0-9]*/nodelist",
 	"sys/kernel/mm/hugepages/hugepages-*/*",
 	"sys/kernel/mm/transparent_hugepage/enabled",
 	"sys/kernel/mm/transparent_hugepage/defrag",
