@@ -29,14 +29,19 @@ teardown() {
 	[[ $(field cpus) != *1* ]] || fail "offline CPU 1 handed out: $output"
 }
 
-@test "an owner whose CPU went offline is degraded, the others are not" {
+@test "an owner whose CPU went offline is degraded (offline=), runs on the rest, and is whole again" {
 	run -0 rm-cpuset alloc --count 2 --owner c --numa-node 0
 	run -0 rm-cpuset alloc --count 2 --owner d --numa-node 1
 	echo 0 >/sys/devices/system/cpu/cpu4/online
-	run -0 rm-cpuset list -o owner,degraded
-	assert_line "owner=c degraded=no"
-	assert_line "owner=d degraded=yes"
+	run -0 rm-cpuset list -o owner,cpus,offline
+	assert_line 'owner=c cpus=0-1 offline=""'
+	assert_line "owner=d cpus=4-5 offline=4"
+	# the kernel keeps CPU 4 in d's cpuset.cpus (v2); the effective set is what is online
+	assert_equal "$(cat /sys/fs/cgroup/rmtools.slice/d/cpuset.cpus.effective)" 5
+	run -0 rm-cpuset run --owner d -- cat /proc/self/status
+	assert_line --regexp '^Cpus_allowed_list:[[:space:]]+5$'
 	echo 1 >/sys/devices/system/cpu/cpu4/online
-	run -0 rm-cpuset list -o owner,degraded
-	assert_line "owner=d degraded=no"
+	run -0 rm-cpuset list -o owner,offline
+	assert_line 'owner=d offline=""'
+	assert_equal "$(cat /sys/fs/cgroup/rmtools.slice/d/cpuset.cpus.effective)" 4-5
 }

@@ -23,3 +23,28 @@ load helper
 		assert_line "node=$n distances=$(sysfs_list node/node$n/distance | tr ' ' ,)"
 	done
 }
+
+@test "memory-only nodes: their memory tier and their nearest CPU node, as the kernel says" {
+	run -0 rm-topo nodes -o node,memory_only,nearest
+	assert_output "$(printf '%s\n' 'node=0 memory_only=no nearest=0' 'node=1 memory_only=no nearest=1' \
+		'node=2 memory_only=yes nearest=0' 'node=3 memory_only=yes nearest=1')"
+	run -0 rm-topo -o memory_only_nodes
+	assert_line --index 0 "memory_only_nodes=2-3"
+	for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
+		for n in 0 1 2 3; do
+			in_list "$n" "$(cat "$t/nodelist")" || continue
+			run -0 rm-topo nodes --node "$n" -o node,tier
+			assert_output "node=$n tier=${t##*memory_tier}"
+		done
+	done
+}
+
+@test "tiers: from 6.10 the HMAT's slower memory-only nodes are below DRAM, before it one tier" {
+	run -0 rm-topo nodes -o tier
+	assert_equal "${lines[0]}" "${lines[1]}"
+	assert_equal "${lines[2]}" "${lines[3]}"
+	case $(uname -r) in
+	6.[0-9].*) assert_equal "${lines[2]}" "${lines[0]}" ;;
+	*) [ "${lines[2]#tier=}" -gt "${lines[0]#tier=}" ] || fail "tiers: $output" ;;
+	esac
+}

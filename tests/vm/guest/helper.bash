@@ -23,3 +23,12 @@ sysfs_list() {
 node_record() {
 	rm-topo nodes | grep "^node=$1 "
 }
+
+# in_list N LIST: whether N is in a kernel list such as 0-1,4
+in_list() {
+	local r
+	for r in ${2//,/ }; do
+		[ "$1" -ge "${r%-*}" ] && [ "$1" -le "${r#*-}" ] && return 0
+	done
+	return 1
+}
