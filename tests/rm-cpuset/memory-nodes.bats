@@ -38,7 +38,7 @@ refused() {
 	assert_line --index 1 --regexp '^owner=web cpus=4-5 mems=1 count=2 isolate=no pid=- start=- created=[0-9]+$'
 	# the state's topology record and the pools name the CPU nodes only
 	run -0 sed -n 2p "$STATE"
-	assert_output --regexp '^topology=[0-9a-f]+ cpus=0-7 nodes=0-1$'
+	assert_output --regexp '^topology=[0-9a-f]+ cpus=0-7 nodes=0-1 online=0-7$'
 	run -0 cs show
 	assert_line --index 2 'pool=exclusive cpus=0-5 count=6 nodes=0-1 strict=- owners=2'
 	assert_line --index 4 'node=0 cpus=0-3 free="" nfree=0 exclusive=0-3 reserved="" shared=""'
