@@ -20,10 +20,11 @@ build() {
 
 setup_file() {
 	command -v clang >/dev/null || return 0
-	# each parser and what it uses; the harnesses check round trips and messages
+	# each parser and what it uses (the rest of libcommon that cpualloc.c calls from the build's
+	# libcommon.a); the harnesses check round trips and messages
 	build fuzz-selector "$LIB/selector.c" "$LIB/record.c" "$LIB/size.c"
 	build fuzz-classes "$LIB/classes.c" "$LIB/selector.c" "$LIB/record.c" "$LIB/size.c" \
-		"$LIB/cpualloc.c" -lhwloc -lm
+		"$LIB/cpualloc.c" "$RM_BUILDDIR/libcommon/libcommon.a" -lhwloc -lm
 }
 
 # require_harness NAME: sets HARNESS, or skips when clang cannot build it
