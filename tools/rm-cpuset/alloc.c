@@ -278,6 +278,7 @@ static void check_nodes(const struct pool *p, const struct alloc_req *r)
 		if (!hwloc_bitmap_iszero(none)) {
 			char *s = rm_cpulist_format(none);
 
+			hwloc_bitmap_free(none);
 			rm_usage_errx("--add-mems: NUMA node without memory: '%s'", s);
 		}
 		hwloc_bitmap_free(none);
