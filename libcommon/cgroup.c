@@ -1032,33 +1032,24 @@ static int sync_steps(struct sync *s, const struct rm_cgroup_want *want, size_t 
 			goto out;
 	}
 
-	/* the isolated partitions, now that no sibling holds their CPUs */
-	for (size_t i = 0; v2p && i < n; i++) {
-		char *dir;
-		int r;
+	/* the isolated partitions, now that no sibling holds their CPUs (pass 0), then every one
+	 * still valid after the others' and the parent's changes (pass 1) */
+	for (int pass = 0; v2p && pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			char *dir;
+			int r;
 
-		if (!want[i].isolate)
-			continue;
-		dir = rm_cgroups_path(cg, want[i].name);
-		/* a child made in this sync is not logged: removing it reverts it */
-		r = isolate(s, dir, want[i].cpus, !find_name(names, nnames, want[i].name));
-		free(dir);
-		if (r < 0)
-			goto out;
-	}
-	/* every isolated child still valid after the others' and the parent's changes */
-	for (size_t i = 0; v2p && i < n; i++) {
-		char *dir;
-		int r;
-
-		if (!want[i].isolate)
-			continue;
-		dir = rm_cgroups_path(cg, want[i].name);
-		r = check_partition(s, dir, "isolated");
-		free(dir);
-		if (r < 0)
-			goto out;
-	}
+			if (!want[i].isolate)
+				continue;
+			dir = rm_cgroups_path(cg, want[i].name);
+			/* a child made in this sync is not logged: removing it reverts it */
+			r = pass == 0 ? isolate(s, dir, want[i].cpus,
+						!find_name(names, nnames, want[i].name)) :
+					check_partition(s, dir, "isolated");
+			free(dir);
+			if (r < 0)
+				goto out;
+		}
 
 	/* remote: the parent's exclusive CPUs are exactly the isolated children's; root: with no
 	 * isolated child left, the parent is a member with no CPUs of its own again */
