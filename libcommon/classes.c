@@ -161,7 +161,7 @@ static void file_error(struct fileparse *f, unsigned line, unsigned column, cons
 
 	va_start(ap, fmt);
 	if (vasprintf(&what, fmt, ap) < 0)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	va_end(ap);
 	f->errs = xrealloc(f->errs, (f->nerrors + 1) * sizeof(*f->errs));
 	f->errs[f->nerrors] = (struct file_err){
@@ -317,7 +317,7 @@ static void define(struct fileparse *f, const char *name, const char *file, unsi
 
 	*d = (struct defined_at){ name, file, line };
 	if (!(node = tsearch(d, &f->names, defined_cmp)))
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	if (*(struct defined_at **)node != d)
 		free(d); /* the first place counts */
 }

@@ -3,12 +3,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <unistd.h>
 
 #include "closestream.h"
 #include "exitcodes.h"
+#include "msg.h"
 
 static int close_stream(FILE *stream)
 {
@@ -27,13 +30,42 @@ static int close_stream(FILE *stream)
 void rm_close_stdout(void)
 {
 	if (close_stream(stdout) != 0 && errno != EPIPE) {
-		if (errno)
-			fprintf(stderr, "%s: write error: %m\n", program_invocation_short_name);
+		const char *change = rm_committed_change();
+		int errnum = errno;
+
+		rm_committed_clear(); /* the message below says it, once */
+		errno = errnum;
+		if (change && errnum)
+			rm_warn("%s stands, but its report could not be written", change);
+		else if (change)
+			rm_warnx("%s stands, but its report could not be written", change);
+		else if (errnum)
+			rm_warn("write error");
 		else
-			fprintf(stderr, "%s: write error\n", program_invocation_short_name);
-		_exit(RM_EXIT_FAILURE);
+			rm_warnx("write error");
+		_exit(change ? RM_EXIT_REPORT : RM_EXIT_FAILURE);
 	}
 	/* stderr stays open: sanitizers and later atexit handlers still report through it */
 	if (fflush(stderr) != 0)
 		_exit(RM_EXIT_FAILURE);
+}
+
+void rm_guard_std_fds(void)
+{
+	/* A descriptor 0-2 closed by the caller (`>&-`) would be reused by the first file the tool
+	 * opens, and the report would be written into a state or lock file. Fill each gap with
+	 * /dev/null opened for the other direction, so that writes to it fail (EBADF) and are
+	 * reported instead of vanishing. */
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int nfd = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+		if (nfd < 0)
+			_exit(RM_EXIT_FAILURE);
+		if (nfd != fd) {
+			if (dup2(nfd, fd) < 0)
+				_exit(RM_EXIT_FAILURE);
+			close(nfd);
+		}
+	}
 }

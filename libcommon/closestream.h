@@ -7,4 +7,7 @@
  * Register with atexit() first thing in main(). */
 void rm_close_stdout(void);
 
+/* Open /dev/null, for the other direction, on any of descriptors 0-2 that is closed. */
+void rm_guard_std_fds(void);
+
 #endif

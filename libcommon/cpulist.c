@@ -24,7 +24,7 @@ static int fail(char **errmsg, const char *fmt, ...)
 		return -1;
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	va_end(ap);
 	*errmsg = s;
 	return -1;
@@ -347,7 +347,7 @@ char *rm_cpulist_format(hwloc_const_bitmap_t set)
 	FILE *f = open_memstream(&buf, &size);
 
 	if (!f)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	while (cpu >= 0 && cpu <= limit) {
 		int end = hwloc_bitmap_next_unset(set, cpu) - 1;
 
@@ -364,7 +364,7 @@ char *rm_cpulist_format(hwloc_const_bitmap_t set)
 		cpu = hwloc_bitmap_next(set, end);
 	}
 	if (fclose(f))
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	return buf;
 }
 

@@ -791,8 +791,7 @@ static void nvml_warn(const struct nvml *n, const char *what, const char *addr, 
 {
 	const char *s = n->error_string ? n->error_string(rc) : NULL;
 
-	fprintf(stderr, "%s: warning: cannot read GPU memory from NVML: %s%s%s%s: %s (%d)\n",
-		program_invocation_short_name, what, addr ? ": '" : "", addr ? addr : "",
+	rm_warnx("warning: cannot read GPU memory from NVML: %s%s%s%s: %s (%d)", what, addr ? ": '" : "", addr ? addr : "",
 		addr ? "'" : "", s ? s : "error", rc);
 }
 
@@ -815,8 +814,8 @@ static void nvml_memory(struct rm_devices *devs)
 	*(void **)&n.memory_info = dlsym(n.lib, "nvmlDeviceGetMemoryInfo");
 	*(void **)&n.error_string = dlsym(n.lib, "nvmlErrorString");
 	if (!n.init || !n.shutdown || !n.by_bus_id || !n.memory_info) {
-		fprintf(stderr, "%s: warning: cannot read GPU memory from NVML: libnvidia-ml.so.1 "
-			"lacks %s\n", program_invocation_short_name,
+		rm_warnx("warning: cannot read GPU memory from NVML: libnvidia-ml.so.1 "
+			"lacks %s",
 			!n.init ? "nvmlInit_v2" : !n.shutdown ? "nvmlShutdown" :
 			!n.by_bus_id ? "nvmlDeviceGetHandleByPciBusId_v2" :
 				       "nvmlDeviceGetMemoryInfo");

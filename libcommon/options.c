@@ -264,24 +264,13 @@ void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_
 	free(name);
 }
 
-void rm_usage_errx(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", program_invocation_short_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(RM_EXIT_USAGE);
-}
-
 /* Set up a tool's main(): locale-independent output, close_stdout, argp defaults. */
 static void tool_init(void)
 {
 	/* Output is the same in every locale: records are an interface, not prose. */
 	setlocale(LC_ALL, "C");
 	argp_err_exit_status = RM_EXIT_USAGE;
+	rm_guard_std_fds();
 	atexit(rm_close_stdout);
 }
 
@@ -338,7 +327,7 @@ static char *tool_help(int key, const char *text, void *input)
 /* Run the command argv[0] of TOOL. */
 static int run_command(const struct rm_tool *tool, int argc, char **argv, struct rm_common *c)
 {
-	return command_find(tool->commands, argv[0])->run(argc, argv, c);
+	return rm_exit_status(command_find(tool->commands, argv[0])->run(argc, argv, c));
 }
 
 int rm_tool_main(const struct rm_tool *tool, int argc, char **argv)

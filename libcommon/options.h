@@ -6,6 +6,7 @@
 #include <argp.h>
 #include <stdbool.h>
 
+#include "msg.h"
 #include "output.h"
 
 /* The values of the shared options, filled by rm_common_argp. */
@@ -72,10 +73,6 @@ enum rm_parse_flags {
  */
 void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_common *c,
 		      void *input, unsigned flags);
-
-/* Exit 2 with "PROG: MESSAGE" (one line), for invalid input found after option parsing. */
-__attribute__((noreturn, format(printf, 1, 2)))
-void rm_usage_errx(const char *fmt, ...);
 
 /* Keys of --all and --dry-run for the parsers below; each command's options give the help. */
 #define RM_OPT_ALL (RM_OPT_COMMON_BASE - 2)

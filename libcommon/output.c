@@ -84,7 +84,7 @@ static char *json_quote(const char *value)
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	putc('"', f);
 	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
 		if (*p == '"' || *p == '\\')
@@ -96,7 +96,7 @@ static char *json_quote(const char *value)
 	}
 	putc('"', f);
 	if (fclose(f) != 0)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	return buf;
 }
 
@@ -134,7 +134,7 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 	if (opts->mode == RM_OUT_TABLE || opts->mode == RM_OUT_JSON) {
 		out->tb = scols_new_table();
 		if (!out->tb)
-			err(RM_EXIT_FAILURE, "failed to allocate output table");
+			rm_err(RM_EXIT_FAILURE, "failed to allocate output table");
 		scols_table_set_name(out->tb, list);
 		if (opts->mode == RM_OUT_JSON)
 			scols_table_enable_json(out->tb, 1);
@@ -155,7 +155,7 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 						    0, flags);
 			free(up);
 			if (!cl)
-				err(RM_EXIT_FAILURE, "failed to allocate output column");
+				rm_err(RM_EXIT_FAILURE, "failed to allocate output column");
 			scols_column_set_json_type(cl, SCOLS_JSON_NUMBER);
 		}
 	}
@@ -224,7 +224,7 @@ void rm_out_end(struct rm_out *out)
 		struct libscols_line *ln = scols_table_new_line(out->tb, NULL);
 
 		if (!ln)
-			err(RM_EXIT_FAILURE, "failed to allocate output line");
+			rm_err(RM_EXIT_FAILURE, "failed to allocate output line");
 		for (size_t i = 0; i < out->nshown; i++) {
 			const char *v = out->vals[i];
 			char *quoted = NULL;
@@ -236,7 +236,7 @@ void rm_out_end(struct rm_out *out)
 			    json_quoted(out->cols[out->shown[i]].type))
 				v = quoted = json_quote(v);
 			if (v && scols_line_set_data(ln, i, v))
-				err(RM_EXIT_FAILURE, "failed to add output data");
+				rm_err(RM_EXIT_FAILURE, "failed to add output data");
 			free(quoted);
 		}
 		return;
@@ -259,11 +259,11 @@ static void keep_json_part(struct libscols_table *tb)
 	char *doc = NULL, *start, *end;
 
 	if (scols_print_table_to_string(tb, &doc) || !doc)
-		err(RM_EXIT_FAILURE, "failed to print output table");
+		rm_err(RM_EXIT_FAILURE, "failed to print output table");
 	start = strchr(doc, '\n');
 	end = strrchr(doc, '}');
 	if (!start || !end || end < start)
-		errx(RM_EXIT_FAILURE, "unexpected JSON from libsmartcols");
+		rm_errx(RM_EXIT_FAILURE, "unexpected JSON from libsmartcols");
 	while (end > start && end[-1] == '\n')
 		end--;
 	json_parts = xrealloc(json_parts, (njson_parts + 1) * sizeof(char *));

@@ -98,7 +98,7 @@ static int fail(char **errmsg, unsigned lineno, const char *line, const char *po
 		return -1;
 	va_start(ap, fmt);
 	if (vasprintf(&what, fmt, ap) < 0)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	va_end(ap);
 	*errmsg = xasprintf("line %u, column %zu: %s", lineno, (size_t)(pos - line) + 1, what);
 	free(what);
@@ -265,7 +265,7 @@ int rm_record_parse_line(const char *line, unsigned lineno, struct rm_record *re
 			}
 			v = strndup(val, p - val);
 			if (!v)
-				err(RM_EXIT_FAILURE, "cannot allocate memory");
+				rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 		}
 		add_field(rec, k, v);
 

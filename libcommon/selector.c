@@ -92,7 +92,7 @@ static char *vxasprintf(const char *fmt, va_list ap)
 	char *s;
 
 	if (vasprintf(&s, fmt, ap) < 0)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	return s;
 }
 

@@ -296,7 +296,7 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 	}
 
 	if (hwloc_topology_init(&t->topo) < 0)
-		err(RM_EXIT_FAILURE, "cannot initialize hwloc");
+		rm_err(RM_EXIT_FAILURE, "cannot initialize hwloc");
 	/* The x86 backend binds to every CPU to run cpuid; sysfs already says what we report. */
 	hwloc_topology_set_components(t->topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
 	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT)
@@ -314,7 +314,7 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 	if (hwloc_topology_load(t->topo) < 0) {
 		if (t->source == RM_TOPO_XML)
 			load_error(c, "not a valid hwloc topology XML file");
-		err(RM_EXIT_FAILURE, "cannot load the topology");
+		rm_err(RM_EXIT_FAILURE, "cannot load the topology");
 	}
 	if (t->source == RM_TOPO_SYSROOT &&
 	    (hwloc_bitmap_iszero(hwloc_topology_get_complete_cpuset(t->topo)) ||

@@ -3,19 +3,19 @@
 #ifndef RM_XALLOC_H
 #define RM_XALLOC_H
 
-#include <err.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exitcodes.h"
+#include "msg.h"
 
 static inline void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 	if (!p)
-		err(RM_EXIT_FAILURE, "cannot allocate %zu bytes", n);
+		rm_errx(RM_EXIT_FAILURE, "cannot allocate %zu bytes", n);
 	return p;
 }
 
@@ -23,7 +23,7 @@ static inline void *xcalloc(size_t nmemb, size_t size)
 {
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 	if (!p)
-		err(RM_EXIT_FAILURE, "cannot allocate %zu bytes", nmemb * size);
+		rm_errx(RM_EXIT_FAILURE, "cannot allocate %zu bytes", nmemb * size);
 	return p;
 }
 
@@ -31,7 +31,7 @@ static inline void *xrealloc(void *old, size_t n)
 {
 	void *p = realloc(old, n ? n : 1);
 	if (!p)
-		err(RM_EXIT_FAILURE, "cannot allocate %zu bytes", n);
+		rm_errx(RM_EXIT_FAILURE, "cannot allocate %zu bytes", n);
 	return p;
 }
 
@@ -39,7 +39,7 @@ static inline char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
 	if (!p)
-		err(RM_EXIT_FAILURE, "cannot allocate %zu bytes", strlen(s) + 1);
+		rm_errx(RM_EXIT_FAILURE, "cannot allocate %zu bytes", strlen(s) + 1);
 	return p;
 }
 
@@ -51,7 +51,7 @@ static inline char *xasprintf(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_errx(RM_EXIT_FAILURE, "cannot allocate memory");
 	va_end(ap);
 	return s;
 }

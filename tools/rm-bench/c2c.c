@@ -213,7 +213,7 @@ void c2c_measure(const struct bench *b, const struct c2c_params *p, struct rm_ou
 	struct summary s;
 
 	if (!lines)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	for (size_t k = 0; k < npairs; k++) {
 		struct c2c_pair pp = { .pp = lines, .p = p, .cpu = { pairs[2 * k], pairs[2 * k + 1] } };
 		pthread_t tid[2];
@@ -338,8 +338,7 @@ int cmd_c2c(int argc, char **argv, struct rm_common *c)
 	if (hwloc_bitmap_weight(p.cpus) < 2) {
 		char *s = rm_cpulist_format(p.cpus);
 
-		fprintf(stderr, "%s: c2c needs two CPUs at least: '%s'\n",
-			program_invocation_short_name, s);
+		rm_warnx("c2c needs two CPUs at least: '%s'", s);
 		free(s);
 		exit(RM_EXIT_USAGE);
 	}

@@ -94,7 +94,7 @@ void bench_cpus(const struct bench *b, const char *opt, const char *arg, hwloc_b
 	char *msg = NULL, *list, *allowed;
 
 	if (rm_cpulist_parse(arg, set, &msg) < 0) {
-		fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, opt, msg);
+		rm_warnx("%s: %s", opt, msg);
 		free(msg);
 		exit(RM_EXIT_USAGE);
 	}
@@ -109,10 +109,9 @@ void bench_cpus(const struct bench *b, const char *opt, const char *arg, hwloc_b
 	list = rm_cpulist_format(bad);
 	allowed = rm_cpulist_format(b->allowed);
 	if (!hwloc_bitmap_intersects(bad, hwloc_topology_get_complete_cpuset(b->t->topo)))
-		fprintf(stderr, "%s: no such CPU: '%s'\n", program_invocation_short_name, list);
+		rm_warnx("no such CPU: '%s'", list);
 	else
-		fprintf(stderr, "%s: CPU not allowed here (allowed: %s): '%s'\n",
-			program_invocation_short_name, allowed, list);
+		rm_warnx("CPU not allowed here (allowed: %s): '%s'", allowed, list);
 	hwloc_bitmap_free(bad);
 	free(list);
 	free(allowed);
@@ -329,8 +328,7 @@ void bench_check_page(const struct bench *b, const char *opt, uint64_t page)
 	if (bench_has_page(b, page))
 		return;
 	name = rm_size_format(page);
-	fprintf(stderr, "%s: %s: no such page size on this machine: '%s'\n",
-		program_invocation_short_name, opt, name);
+	rm_warnx("%s: no such page size on this machine: '%s'", opt, name);
 	free(name);
 	exit(RM_EXIT_USAGE);
 }
@@ -366,7 +364,7 @@ void bench_thread(pthread_t *tid, void *(*fn)(void *), void *arg)
 
 	if (rc) {
 		errno = rc;
-		err(RM_EXIT_FAILURE, "cannot start a thread");
+		rm_err(RM_EXIT_FAILURE, "cannot start a thread");
 	}
 }
 
@@ -375,11 +373,9 @@ void bench_fail(int errnum, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (errnum) {
-		errno = errnum;
-		verr(RM_EXIT_FAILURE, fmt, ap);
-	}
-	verrx(RM_EXIT_FAILURE, fmt, ap);
+	rm_vmsg(fmt, ap, errnum);
+	va_end(ap);
+	exit(RM_EXIT_FAILURE);
 }
 
 void spin_barrier_init(struct spin_barrier *b, unsigned n)

@@ -116,7 +116,7 @@ static void make_key(struct result *res, const char *ignore)
 
 	pf = open_memstream(&pbuf, &plen);
 	if (!f || !pf)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct rm_field *fl = &rec->fields[i];
 		char *v;
@@ -150,7 +150,7 @@ static void make_key(struct result *res, const char *ignore)
 	}
 	free(parts);
 	if (fclose(f) || fclose(pf))
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	res->key = buf;
 	res->params = pbuf;
 }
@@ -163,8 +163,7 @@ static char *slurp(const char *file, size_t *len)
 	size_t cap = 0, n;
 
 	if (!f) {
-		fprintf(stderr, "%s: cannot read the results: %s: '%s'\n",
-			program_invocation_short_name, strerror(errno), file);
+		rm_warnx("cannot read the results: %s: '%s'", strerror(errno), file);
 		exit(RM_EXIT_USAGE);
 	}
 	*len = 0;
@@ -178,8 +177,7 @@ static char *slurp(const char *file, size_t *len)
 		int e = errno;
 
 		free(buf);
-		fprintf(stderr, "%s: cannot read the results: %s: '%s'\n",
-			program_invocation_short_name, strerror(e), file);
+		rm_warnx("cannot read the results: %s: '%s'", strerror(e), file);
 		exit(RM_EXIT_USAGE);
 	}
 	buf[*len] = 0;
@@ -200,7 +198,7 @@ static void read_results(struct results *rs, const char *ignore)
 	if (*p == '{' || *p == '[') {
 		if (json_read_records(text, len, &recs, &nrecs, &msg) < 0) {
 			free(text);
-			fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, rs->file, msg);
+			rm_warnx("%s: %s", rs->file, msg);
 			free(msg);
 			exit(RM_EXIT_USAGE);
 		}
@@ -211,7 +209,7 @@ static void read_results(struct results *rs, const char *ignore)
 		int rc;
 
 		if (!f)
-			err(RM_EXIT_FAILURE, "cannot allocate memory");
+			rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 		while ((rc = rm_record_read(f, &lineno, &rec, &msg)) > 0) {
 			recs = xrealloc(recs, (nrecs + 1) * sizeof(*recs));
 			recs[nrecs++] = rec;
@@ -222,7 +220,7 @@ static void read_results(struct results *rs, const char *ignore)
 				rm_record_free(&recs[i]);
 			free(recs);
 			free(text);
-			fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, rs->file, msg);
+			rm_warnx("%s: %s", rs->file, msg);
 			free(msg);
 			exit(RM_EXIT_USAGE);
 		}
@@ -247,7 +245,7 @@ static void read_results(struct results *rs, const char *ignore)
 		for (size_t k = 0; k < rs->n && !dup; k++)
 			dup = !strcmp(rs->r[k].key, rs->r[rs->n].key);
 		if (dup) {
-			warnx("%s: measured twice, the first is compared: '%s %s'", rs->file,
+			rm_warnx("%s: measured twice, the first is compared: '%s %s'", rs->file,
 			      rm_record_get(&recs[i], "bench"), rs->r[rs->n].params);
 			rm_record_free(&rs->r[rs->n].rec);
 			free(rs->r[rs->n].key);
@@ -282,8 +280,7 @@ static bool number_field(const struct results *rs, const struct rm_record *rec, 
 	errno = 0;
 	*v = strtod(s, &end);
 	if (end == s || *end || errno || !isfinite(*v)) {
-		fprintf(stderr, "%s: %s: line %u: not a number: '%s=%s'\n",
-			program_invocation_short_name, rs->file, rec->line, key, s);
+		rm_warnx("%s: line %u: not a number: '%s=%s'", rs->file, rec->line, key, s);
 		exit(RM_EXIT_USAGE);
 	}
 	return true;
@@ -382,7 +379,7 @@ static void check_machines(const struct results *base, const struct results *new
 		const char *y = rm_record_get(&new->machine, keys[i]);
 
 		if (x && y && strcmp(x, y))
-			warnx("the results come from different machines or kernels: %s '%s' and '%s'",
+			rm_warnx("the results come from different machines or kernels: %s '%s' and '%s'",
 			      keys[i], x, y);
 	}
 }
@@ -487,7 +484,7 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 			const char *nu = rm_record_get(&n->rec, "unit");
 
 			if (bu && nu && strcmp(bu, nu)) {
-				warnx("units differ, not compared: '%s %s'",
+				rm_warnx("units differ, not compared: '%s %s'",
 				      rm_record_get(&b->rec, "bench"), b->params);
 				change_record(out, n, NULL, nu, "skipped");
 				rm_out_end(out);
@@ -535,9 +532,9 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 	rm_out_close(out);
 	rm_out_flush();
 	if (!base.n && !new.n)
-		warnx("no measurements in '%s' and '%s'", base.file, new.file);
+		rm_warnx("no measurements in '%s' and '%s'", base.file, new.file);
 	if (regressed)
-		warnx("%zu of %zu measurements regressed (worse by more than %g%% and their "
+		rm_warnx("%zu of %zu measurements regressed (worse by more than %g%% and their "
 		      "runs' spread)", regressed, compared, a.threshold);
 	free_results(&base);
 	free_results(&new);

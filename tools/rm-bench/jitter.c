@@ -227,7 +227,7 @@ struct jitter_hist *jitter_measure(const struct bench *b, const struct jitter_pa
 
 		dma_fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
 		if (dma_fd < 0 || write(dma_fd, &us, sizeof(us)) != (ssize_t)sizeof(us)) {
-			warn("cannot hold /dev/cpu_dma_latency, measured without it");
+			rm_warn("cannot hold /dev/cpu_dma_latency, measured without it");
 			if (dma_fd >= 0)
 				close(dma_fd);
 			dma_fd = -1;
@@ -257,7 +257,7 @@ struct jitter_hist *jitter_measure(const struct bench *b, const struct jitter_pa
 		if (th->err)
 			bench_fail(th->err, "cannot pin a thread to CPU %d", th->cpu);
 		if (p->priority > 0 && !th->fifo && !warned) {
-			warnx("SCHED_FIFO needs root or CAP_SYS_NICE: measured under SCHED_OTHER");
+			rm_warnx("SCHED_FIFO needs root or CAP_SYS_NICE: measured under SCHED_OTHER");
 			warned = true;
 		}
 		munlock(th->lat, samples * sizeof(*th->lat));

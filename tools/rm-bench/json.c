@@ -44,7 +44,7 @@ static int fail(struct parser *p, const char *fmt, ...)
 	}
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
-		err(1, "cannot allocate memory");
+		rm_err(1, "cannot allocate memory");
 	va_end(ap);
 	p->err = xasprintf("line %u, column %u: %s", line, col, msg);
 	free(msg);
@@ -113,7 +113,7 @@ static int string(struct parser *p, char **out)
 	int rc = 0;
 
 	if (!f)
-		err(1, "cannot allocate memory");
+		rm_err(1, "cannot allocate memory");
 	for (;;) {
 		unsigned char c;
 
@@ -174,7 +174,7 @@ static int string(struct parser *p, char **out)
 			break;
 	}
 	if (fclose(f) != 0)
-		err(1, "cannot allocate memory");
+		rm_err(1, "cannot allocate memory");
 	if (rc < 0 || !out) {
 		free(buf);
 		return rc;

@@ -231,7 +231,7 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 			if (o.error)
 				bench_fail(o.err, "%s", o.error);
 			if (o.why)
-				warnx("%s: skipped", o.why);
+				rm_warnx("%s: skipped", o.why);
 			lat_record(out, &o);
 			free(o.ns);
 			free(o.why);
@@ -418,8 +418,7 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 		if (have && largest > have - have / 10) {
 			char *s = rm_size_format(largest);
 
-			fprintf(stderr, "%s: not enough free memory for the working set: '%s'\n",
-				program_invocation_short_name, s);
+			rm_warnx("not enough free memory for the working set: '%s'", s);
 			free(s);
 			exit(RM_EXIT_NORESOURCE);
 		}

@@ -230,8 +230,8 @@ static void check_memory(const struct bench *b, const struct mem_thread *th, int
 			continue;
 		n = rm_size_format(need / (1 << 20) << 20);
 		h = rm_size_format(have / (1 << 20) << 20);
-		fprintf(stderr, "%s: not enough free memory on NUMA node %d for the arrays "
-			"(%s needed, %s free): '%d'\n", program_invocation_short_name, th[i].node,
+		rm_warnx("not enough free memory on NUMA node %d for the arrays "
+			"(%s needed, %s free): '%d'", th[i].node,
 			n, h, th[i].node);
 		free(n);
 		free(h);
@@ -263,8 +263,7 @@ bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_ou
 	if (team.n == 0) {
 		char *given = rm_size_format(size);
 
-		fprintf(stderr, "%s: --size is too small for %d threads (512B each at least): '%s'\n",
-			program_invocation_short_name, team.nthreads, given);
+		rm_warnx("--size is too small for %d threads (512B each at least): '%s'", team.nthreads, given);
 		free(given);
 		exit(RM_EXIT_USAGE);
 	}
@@ -310,7 +309,7 @@ bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_ou
 		bench_fail(errnum, "%s", why);
 	}
 	if (failed == 2) {
-		warnx("%s: skipped", why);
+		rm_warnx("%s: skipped", why);
 		for (int o = 0; o < team.nops; o++)
 			mem_record(out, p, &team, team.ops[o], used, nodes, mem_nodes, size, NULL,
 				   NULL, NULL, why);
@@ -319,7 +318,7 @@ bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_ou
 	}
 	for (int i = 0; i < team.nthreads; i++) {
 		if (th[i].bad_result)
-			errx(RM_EXIT_FAILURE, "the kernels' results are wrong (thread on CPU %d)",
+			rm_errx(RM_EXIT_FAILURE, "the kernels' results are wrong (thread on CPU %d)",
 			     th[i].cpu);
 		hwloc_bitmap_or(ran_on, ran_on, th[i].ran_on);
 		hwloc_bitmap_or(mem_on, mem_on, th[i].mem_on);

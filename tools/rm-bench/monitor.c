@@ -66,7 +66,7 @@ static void guard_exits(void)
 static void mon_warn(struct bench_mon *m, const char *msg)
 {
 	if (!m->warned)
-		warnx("resctrl counters not read: %s", msg);
+		rm_warnx("resctrl counters not read: %s", msg);
 	m->warned = true;
 }
 

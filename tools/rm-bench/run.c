@@ -319,7 +319,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 		rm_out_close(out);
 		hwloc_bitmap_free(p.cpus);
 	} else {
-		warnx("one CPU: no c2c");
+		rm_warnx("one CPU: no c2c");
 	}
 
 	/* jitter: the last CPU, the one least likely to serve interrupts and housekeeping */

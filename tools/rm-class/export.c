@@ -216,11 +216,11 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 	/* all or nothing: the output is printed once every class is exported */
 	f = open_memstream(&buf, &len);
 	if (!f)
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	msg = !strcmp(a.format, "dra") ? export_dra(&a, f) : export_sriovdp(&a, f);
 	fclose(f);
 	if (msg) {
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		free(buf);
 		free(a.names);

@@ -196,9 +196,9 @@ int cmd_check(int argc, char **argv, struct rm_common *c)
 			checked(a.names[i], rm_classes_add_file(&cl, a.names[i]), &k);
 	}
 	for (size_t i = 0; i < cl.nwarnings; i++)
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name, cl.warnings[i]);
+		rm_warnx("%s", cl.warnings[i]);
 	for (size_t i = 0; i < cl.nerrors; i++)
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name, cl.errors[i]);
+		rm_warnx("%s", cl.errors[i]);
 	if (cl.nerrors)
 		status = cl.io_failed ? RM_EXIT_FAILURE : RM_EXIT_USAGE;
 	for (size_t i = 0; i < k.n; i++) {

@@ -52,7 +52,7 @@ static bool from_stdin(const struct rm_common *c)
 __attribute__((noreturn))
 static void input_fail(struct devices_in *in, char *line, int status, char *msg)
 {
-	fprintf(stderr, "%s: standard input: %s\n", program_invocation_short_name, msg);
+	rm_warnx("standard input: %s", msg);
 	free(msg);
 	free(line);
 	devices_in_free(in);
@@ -116,7 +116,7 @@ static void discover(const struct rm_common *c, const struct rm_selector *sel,
 	if (rm_devices_scan(c->sysroot, RM_DEVICES_NAMES |
 			    (rm_selector_uses(sel, "memory") ? RM_DEVICES_MEMORY : 0), &devs,
 			    &msg) < 0) {
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		exit(RM_EXIT_USAGE);
 	}
@@ -149,8 +149,8 @@ static void warn_absent(const char *field, unsigned line, unsigned column, bool 
 	for (size_t i = 0; i < in->n; i++)
 		if (rm_record_get(&in->recs[i], field))
 			return;
-	fprintf(stderr, "%s: warning: no device record on standard input has the field '%s' "
-		"(rm-devices list -o +%s)\n", program_invocation_short_name, field, field);
+	rm_warnx("warning: no device record on standard input has the field '%s' "
+		"(rm-devices list -o +%s)", field, field);
 }
 
 void devices_check_fields(const struct devices_in *in, const struct rm_selector *sel)
@@ -266,12 +266,12 @@ int cmd_match(int argc, char **argv, struct rm_common *c)
 		nhit += hit[i] = rm_selector_match(sel, &in.recs[i]) != a.invert;
 	if (nhit < a.count) {
 		if (a.cls)
-			fprintf(stderr, "%s: not enough devices %s class '%s': requested %u, "
-				"matched %zu\n", program_invocation_short_name,
+			rm_warnx("not enough devices %s class '%s': requested %u, "
+				"matched %zu",
 				a.invert ? "outside" : "in", a.cls, a.count, nhit);
 		else
-			fprintf(stderr, "%s: not enough devices %s the selector: requested %u, "
-				"matched %zu\n", program_invocation_short_name,
+			rm_warnx("not enough devices %s the selector: requested %u, "
+				"matched %zu",
 				a.invert ? "outside" : "match", a.count, nhit);
 	}
 	if (nhit >= a.count)
@@ -362,7 +362,7 @@ int cmd_explain(int argc, char **argv, struct rm_common *c)
 	if (!(dev = find_device(&in, a.device))) {
 		char *s = rm_record_show(a.device, strlen(a.device));
 
-		fprintf(stderr, "%s: no such device: '%s'\n", program_invocation_short_name, s);
+		rm_warnx("no such device: '%s'", s);
 		free(s);
 		devices_in_free(&in);
 		rm_selector_free(own);

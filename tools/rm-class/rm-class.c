@@ -37,7 +37,7 @@ const struct rm_classes *classes(void)
 	int status;
 
 	if (!(cl = rm_classes_get(&msg, &status))) {
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		exit(status);
 	}
@@ -51,8 +51,7 @@ const struct rm_class *class_named(const char *name)
 	if (!c) {
 		char *s = rm_record_show(name, strlen(name));
 
-		fprintf(stderr, "%s: no such class: '%s' (see rm-class list)\n",
-			program_invocation_short_name, s);
+		rm_warnx("no such class: '%s' (see rm-class list)", s);
 		free(s);
 		exit(RM_EXIT_USAGE);
 	}
@@ -65,8 +64,7 @@ struct rm_selector *selector_arg(const char *text)
 	struct rm_selector *sel;
 
 	if (rm_selector_parse(text, &sel, &e)) {
-		fprintf(stderr, "%s: invalid selector: line %u, column %u: %s\n",
-			program_invocation_short_name, e.line, e.column, e.what);
+		rm_warnx("invalid selector: line %u, column %u: %s", e.line, e.column, e.what);
 		rm_selector_error_free(&e);
 		exit(RM_EXIT_USAGE);
 	}

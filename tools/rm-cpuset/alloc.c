@@ -303,7 +303,7 @@ static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitm
 		int node = device_node(p, r->near);
 
 		if (node < 0)
-			warnx("device %s has no NUMA affinity; no NUMA preference from it", r->near);
+			rm_warnx("device %s has no NUMA affinity; no NUMA preference from it", r->near);
 		else if (hwloc_get_numanode_obj_by_os_index(p->t->topo, (unsigned)node))
 			hwloc_bitmap_set(near, node);
 	}

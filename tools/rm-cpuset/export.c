@@ -225,7 +225,7 @@ static void write_file(const char *root, const char *path, const char *text)
 	for (slash = strchr(full + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
 		if (mkdir(full, 0755) && errno != EEXIST)
-			err(RM_EXIT_FAILURE, "cannot create %s", full);
+			rm_err(RM_EXIT_FAILURE, "cannot create %s", full);
 		*slash = '/';
 	}
 	if (write_atomic(full, text, &msg)) {
@@ -265,7 +265,7 @@ static char *node_name(const struct export_args *a)
 	if (a->node_name)
 		return xstrdup(a->node_name);
 	if (gethostname(host, sizeof(host) - 1))
-		err(RM_EXIT_FAILURE, "cannot get the host name");
+		rm_err(RM_EXIT_FAILURE, "cannot get the host name");
 	if ((dot = strchr(host, '.')))
 		*dot = '\0';
 	return xstrdup(host);
@@ -330,13 +330,13 @@ static char *slurm_text(struct pool *p, const struct export_args *a)
 		pool_fail(RM_CPUALLOC_EINVAL, msg);
 	}
 	if (!real)
-		warnx("the topology states no memory size: RealMemory= left out");
+		rm_warnx("the topology states no memory size: RealMemory= left out");
 
 	ids = hwloc_bitmap_alloc();
 	rm_slurm_cpus(topo, p->reserved, n.threads_per_core, ids);
 	name = node_name(a);
 	if (!(f = open_memstream(&text, &len)))
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	fputs("# slurm.conf NodeName line from rm-cpuset export slurm; CpuSpecList= holds Slurm's "
 	      "abstract CPU IDs", f);
 	if (!hwloc_bitmap_iszero(ids)) {
@@ -358,7 +358,7 @@ static char *slurm_text(struct pool *p, const struct export_args *a)
 		fprintf(f, " MemSpecLimit=%" PRIu64, a->mem_spec);
 	fputc('\n', f);
 	if (fclose(f))
-		err(RM_EXIT_FAILURE, "cannot allocate memory");
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	hwloc_bitmap_free(ids);
 	free(name);
 	return text;
@@ -515,7 +515,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		for (i = 0; i < p.st.nrecords; i++)
 			if (!strcmp(rm_record_kind(&p.st.records[i]), "owner") &&
 			    pool_owner_has_resctrl(&p.st.records[i]))
-				errx(RM_EXIT_FAILURE, "owners have L3 ways or memory bandwidth, but %s; "
+				rm_errx(RM_EXIT_FAILURE, "owners have L3 ways or memory bandwidth, but %s; "
 				     "nothing was changed", p.resctrl_err ? p.resctrl_err :
 				     "resctrl is not mounted ('rm-cpuset mount-resctrl' first)");
 	}
@@ -526,17 +526,17 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		nr = pool_resctrl_wants(&p, p.st.records, p.st.nrecords, &rwant);
 		ractions = xcalloc(nr, sizeof(*ractions));
 		if ((rc = rm_resctrl_plan(&p.rc, rwant, nr, ractions, &removed, &nremoved, &msg)))
-			errx(rc, "%s; nothing was changed", msg);
+			rm_errx(rc, "%s; nothing was changed", msg);
 	}
 	if (p.have_cgroups) {
 		n = pool_wants(&p, p.st.records, p.st.nrecords, &want);
 		if ((nnames = rm_cgroups_children(&p.cg, &names, &msg)) < 0)
-			errx(RM_EXIT_FAILURE, "%s", msg);
+			rm_errx(RM_EXIT_FAILURE, "%s", msg);
 	}
 	actions = xcalloc(n, sizeof(*actions));
 	for (i = 0; i < n; i++) {
 		if ((rc = rm_cgroups_read(&p.cg, want[i].name, cpus, mems, &isolated, &msg)) < 0)
-			errx(RM_EXIT_FAILURE, "%s", msg);
+			rm_errx(RM_EXIT_FAILURE, "%s", msg);
 		actions[i] = rc == 0 ? "create" :
 			     cpus_as_written(&p.cg, cpus, want[i].cpus) &&
 			     hwloc_bitmap_isequal(mems, want[i].mems) &&

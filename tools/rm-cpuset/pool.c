@@ -50,10 +50,9 @@ const char owner_defaults[] = "owner,cpus,mems,cores,nodes,cgroup";
 
 void pool_fail(int rc, char *msg)
 {
-	fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
-	free(msg);
-	exit(rc == RM_CPUALLOC_EINVAL ? RM_EXIT_USAGE :
-	     rc == RM_CPUALLOC_ENOSPC ? RM_EXIT_NORESOURCE : RM_EXIT_FAILURE);
+	int status = rc == RM_CPUALLOC_EINVAL ? RM_EXIT_USAGE : rc == RM_CPUALLOC_ENOSPC ? RM_EXIT_NORESOURCE : RM_EXIT_FAILURE;
+
+	rm_errx(status, "%s", msg);
 }
 
 /* The topology as the allocator sees it, as one number: CPU, core, socket and node of each. */
@@ -87,7 +86,7 @@ static void get_set(const struct pool *p, const struct rm_record *r, const char 
 	char *msg = NULL;
 
 	if (!v || rm_cpulist_parse(v, set, &msg))
-		errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: bad '%s' field%s%s", p->st.path,
+		rm_errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: bad '%s' field%s%s", p->st.path,
 		     r->line + 1, key, msg ? ": " : "", msg ? msg : "");
 }
 
@@ -129,12 +128,12 @@ static void pool_scan(struct pool *p)
 		} else if (!strcmp(kind, "owner")) {
 			get_set(p, r, "cpus", set);
 			if (hwloc_bitmap_intersects(set, p->exclusive))
-				errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: CPUs of owner "
+				rm_errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: CPUs of owner "
 				     "'%s' are also another owner's", p->st.path, r->line + 1,
 				     rm_record_get(r, "owner"));
 			hwloc_bitmap_or(p->exclusive, p->exclusive, set);
 		} else if (strcmp(kind, "topology")) {
-			errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: unknown record '%s'",
+			rm_errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: unknown record '%s'",
 			     p->st.path, r->line + 1, kind);
 		}
 	}
@@ -167,7 +166,7 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 	p->t = rm_topo_load(c, 0);
 	p->ct = rm_cputopo_new(p->t);
 	if (!p->ct)
-		errx(RM_EXIT_FAILURE, "the topology has no CPU");
+		rm_errx(RM_EXIT_FAILURE, "the topology has no CPU");
 	snprintf(p->digest, sizeof(p->digest), "%08lx", topology_digest(p->ct));
 	p->all = hwloc_bitmap_alloc();
 	for (unsigned i = 0; i < p->ct->ncpus; i++)
@@ -204,7 +203,7 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 			p->have_cgroups = true;
 			rm_cgroups_set_offline(&p->cg, p->t->offline);
 		} else if (flags & POOL_NEED_CGROUPS) {
-			errx(RM_EXIT_FAILURE, "%s; --no-cgroups keeps allocations in the state only",
+			rm_errx(RM_EXIT_FAILURE, "%s; --no-cgroups keeps allocations in the state only",
 			     msg);
 		} else {
 			free(msg);
@@ -216,11 +215,11 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 			  &msg)) {
 		rm_state_close(&p->st);
 		if (flags & POOL_WRITE && errno == EACCES && geteuid() != 0)
-			errx(RM_EXIT_FAILURE, "%s; changing allocations needs root", msg);
+			rm_errx(RM_EXIT_FAILURE, "%s; changing allocations needs root", msg);
 		if (!strncmp(msg, "corrupt ", 8))
-			errx(RM_EXIT_FAILURE, "%s; restore it from a backup, or move it away to "
+			rm_errx(RM_EXIT_FAILURE, "%s; restore it from a backup, or move it away to "
 			     "start empty (rm-cpuset(1), STATE)", msg);
-		errx(RM_EXIT_FAILURE, "%s", msg);
+		rm_errx(RM_EXIT_FAILURE, "%s", msg);
 	}
 	pool_scan(p);
 	copy_records(&p->before, &p->nbefore, p->st.records, p->st.nrecords);
@@ -288,7 +287,7 @@ void pool_check_topology(struct pool *p)
 	hwloc_bitmap_free(was);
 	hwloc_bitmap_free(gone);
 	hwloc_bitmap_free(added);
-	warnx("the CPUs changed since the state %s was made (%s%s%s%s%s%s%s%s); "
+	rm_warnx("the CPUs changed since the state %s was made (%s%s%s%s%s%s%s%s); "
 	      "'rm-cpuset accept-topology' keeps the allocations that still fit", p->st.path,
 	      *g ? "CPUs " : "", g, *g ? " are gone" : "", *g && *a ? ", " : "",
 	      *a ? "CPUs " : "", a, *a ? " are new" : "",
@@ -541,26 +540,26 @@ void pool_commit(struct pool *p)
 
 	set_topology_record(p);
 	if (p->cgroups && sync_cgroups(p, p->st.records, p->st.nrecords, &msg))
-		errx(RM_EXIT_FAILURE, "%s; nothing was changed", msg);
+		rm_errx(RM_EXIT_FAILURE, "%s; nothing was changed", msg);
 	/* resctrl after the cgroups, which are put back when it fails */
 	if ((rc = pool_sync_resctrl(p, p->st.records, p->st.nrecords, true, &msg))) {
 		if (p->cgroups && sync_cgroups(p, p->before, p->nbefore, &msg2))
-			errx(RM_EXIT_FAILURE, "%s; the cgroups could not be put back (%s): "
+			rm_errx(RM_EXIT_FAILURE, "%s; the cgroups could not be put back (%s): "
 			     "'rm-cpuset apply' makes them match the state", msg, msg2);
-		errx(rc, "%s; nothing was changed", msg);
+		rm_errx(rc, "%s; nothing was changed", msg);
 	}
 	if (rm_state_commit(&p->st) == 0)
 		return;
 	saved = errno;
 	if (pool_sync_resctrl(p, p->before, p->nbefore, false, &msg2))
-		errx(RM_EXIT_FAILURE, "cannot write %s: %s; the resctrl groups could not be put "
+		rm_errx(RM_EXIT_FAILURE, "cannot write %s: %s; the resctrl groups could not be put "
 		     "back (%s): 'rm-cpuset apply' makes them match the state", p->st.path,
 		     strerror(saved), msg2);
 	if (p->cgroups && sync_cgroups(p, p->before, p->nbefore, &msg2))
-		errx(RM_EXIT_FAILURE, "cannot write %s: %s; the cgroups could not be put back (%s): "
+		rm_errx(RM_EXIT_FAILURE, "cannot write %s: %s; the cgroups could not be put back (%s): "
 		     "'rm-cpuset apply' makes them match the state", p->st.path, strerror(saved),
 		     msg2);
-	errx(RM_EXIT_FAILURE, "cannot write %s: %s; nothing was changed", p->st.path,
+	rm_errx(RM_EXIT_FAILURE, "cannot write %s: %s; nothing was changed", p->st.path,
 	     strerror(saved));
 }
 

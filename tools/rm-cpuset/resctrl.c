@@ -55,7 +55,7 @@ void alloc_check_resctrl(struct pool *p, struct alloc_req *r)
 		free(why);
 		pool_close(p);
 		if (broken)
-			errx(RM_EXIT_FAILURE, "%s", msg);
+			rm_errx(RM_EXIT_FAILURE, "%s", msg);
 		rm_usage_errx("%s", msg);
 	}
 	if (r->l3_ways) {
@@ -80,7 +80,7 @@ void alloc_check_resctrl(struct pool *p, struct alloc_req *r)
 	    (rc = rm_resctrl_mb_value(&p->rc, r->mem_bandwidth, &r->mb_value, &r->mb_canon,
 				      &msg))) {
 		pool_close(p);
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		exit(rc);
 	}
@@ -187,7 +187,7 @@ out:
 	if (rc) {
 		pool_close(p);
 		alloc_req_free(r);
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		exit(rc);
 	}
@@ -279,7 +279,7 @@ size_t pool_resctrl_wants(const struct pool *p, const struct rm_record *records,
 			}
 		}
 		if (bad && p->have_resctrl)
-			errx(RM_EXIT_FAILURE, "state %s: line %u: the '%s' field of owner '%s' names "
+			rm_errx(RM_EXIT_FAILURE, "state %s: line %u: the '%s' field of owner '%s' names "
 			     "no domain of resctrl at %s, or is malformed; release the owner, or "
 			     "mend the field", p->st.path, r->line + 1, bad, rm_record_get(r, "owner"),
 			     p->rc.root);
@@ -317,7 +317,7 @@ int pool_sync_resctrl(struct pool *p, const struct rm_record *records, size_t n,
 		if (owners && warn) {
 			char *why = resctrl_missing(p);
 
-			warnx("%s: the L3 ways and memory bandwidth of %zu owner%s are not kept "
+			rm_warnx("%s: the L3 ways and memory bandwidth of %zu owner%s are not kept "
 			      "('rm-cpuset apply' makes their groups once it is mounted)", why,
 			      owners, owners == 1 ? "" : "s");
 			free(why);
@@ -360,7 +360,7 @@ void print_l3_ways(const struct pool *p, const struct rm_common *c)
 	if (!p->have_resctrl || !res)
 		return;
 	if (rm_resctrl_groups(rc, &groups, &n, &msg) < 0) {
-		warnx("%s", msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		return;
 	}
@@ -468,30 +468,30 @@ int cmd_mount_resctrl(int argc, char **argv, struct rm_common *c)
 	opts = xasprintf("%s%s%s", a.cdp ? "cdp" : "", a.cdp && a.mba_mbps ? "," : "",
 			 a.mba_mbps ? "mba_MBps" : "");
 	if (rm_resctrl_open(&rc, root, &msg) < 0) {
-		warnx("%s", msg);
+		rm_warnx("%s", msg);
 		status = RM_EXIT_FAILURE;
 	} else if (rc.mounted) {
 		bool cdp = rc.nl3 == 2, mbps = rc.mb && rc.mb->unit == RM_RESCTRL_MBPS;
 
 		action = "keep";
 		if (cdp != a.cdp || mbps != a.mba_mbps) {
-			warnx("resctrl is mounted at %s %s cdp and %s mba_MBps; to change that, "
+			rm_warnx("resctrl is mounted at %s %s cdp and %s mba_MBps; to change that, "
 			      "unmount it (umount %s; its groups go) and mount it again", root,
 			      cdp ? "with" : "without", mbps ? "with" : "without", root);
 			status = RM_EXIT_FAILURE;
 		}
 	} else if (!rm_resctrl_supported(c->sysroot)) {
 		/* the kernel registers resctrl only where the CPU has RDT or PQoS */
-		warnx("this machine has no resctrl: 'resctrl' is not in /proc/filesystems (no Intel "
+		rm_warnx("this machine has no resctrl: 'resctrl' is not in /proc/filesystems (no Intel "
 		      "RDT or AMD PQoS, or a kernel built without CONFIG_X86_CPU_RESCTRL)");
 		status = RM_EXIT_FAILURE;
 	} else if (!a.dry_run && geteuid() != 0) {
-		warnx("mounting resctrl needs root");
+		rm_warnx("mounting resctrl needs root");
 		status = RM_EXIT_FAILURE;
 	} else if (!a.dry_run && rm_resctrl_mount(root, a.cdp, a.mba_mbps, &msg) < 0) {
 		int e = errno;
 
-		warnx("%s%s", msg, e == ENODEV ? " (this machine has no resctrl)" :
+		rm_warnx("%s%s", msg, e == ENODEV ? " (this machine has no resctrl)" :
 			       e == EINVAL && *opts ? " (does the hardware have what the options ask? "
 						       "rm-topo resctrl shows what it has)" : "");
 		status = RM_EXIT_FAILURE;

@@ -125,7 +125,7 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 		/* a degraded owner runs on its CPUs that are online */
 		hwloc_bitmap_and(pl->cpus, pl->cpus, p.all);
 		if (hwloc_bitmap_iszero(pl->cpus))
-			errx(RM_EXIT_FAILURE, "every CPU of owner '%s' is offline: '%s'",
+			rm_errx(RM_EXIT_FAILURE, "every CPU of owner '%s' is offline: '%s'",
 			     a->req.owner, rm_record_get(&p.st.records[i], "cpus"));
 		take_placement(&p, pl, a->req.owner);
 	} else {
@@ -174,14 +174,14 @@ static void child(struct placement *pl, char **cmd)
 	/* the owner's cpuset, and its hugetlb limits when rm-hugepages set some */
 	if (pl->have_cgroups && (rm_cgroups_attach(&pl->cg, pl->name, getpid(), &msg) ||
 				 rm_hugetlb_attach(pl->name, getpid(), &msg))) {
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		rm_warnx("%s", msg);
 		_exit(EXIT_RUN_FAILED);
 	}
 	/* the resctrl group by task as well: a group's CPUs only count for the default group's
 	 * tasks */
 	if (pl->resctrl_name && rm_resctrl_attach(pl->resctrl_root, pl->resctrl_name, getpid(),
 						  &msg)) {
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		rm_warnx("%s", msg);
 		_exit(EXIT_RUN_FAILED);
 	}
 	mask = CPU_ALLOC(max + 1);
@@ -194,8 +194,7 @@ static void child(struct placement *pl, char **cmd)
 	 * the process when its owner is released and it moves to the shared pool. So it is set
 	 * only where the cgroup did not do it (no cgroups, or an inherited narrower mask). */
 	if (!(pl->have_cgroups && affinity_is(mask, size)) && sched_setaffinity(0, size, mask)) {
-		fprintf(stderr, "%s: cannot set the CPU affinity: %s\n",
-			program_invocation_short_name, strerror(errno));
+		rm_warnx("cannot set the CPU affinity: %s", strerror(errno));
 		_exit(EXIT_RUN_FAILED);
 	}
 	CPU_FREE(mask);
@@ -209,14 +208,13 @@ static void child(struct placement *pl, char **cmd)
 		errno = 0;
 		numa_set_membind(nodes);
 		if (errno && errno != ENOSYS) {
-			fprintf(stderr, "%s: cannot bind memory to NUMA nodes: %s\n",
-				program_invocation_short_name, strerror(errno));
+			rm_warnx("cannot bind memory to NUMA nodes: %s", strerror(errno));
 			_exit(EXIT_RUN_FAILED);
 		}
 		numa_free_nodemask(nodes);
 	}
 	execvp(cmd[0], cmd);
-	fprintf(stderr, "%s: cannot run '%s': %s\n", program_invocation_short_name, cmd[0],
+	rm_warnx("cannot run '%s': %s", cmd[0],
 		strerror(errno));
 	_exit(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 }
@@ -273,7 +271,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 	fflush(stdout);
 	child_pid = fork();
 	if (child_pid < 0)
-		err(EXIT_RUN_FAILED, "cannot fork");
+		rm_err(EXIT_RUN_FAILED, "cannot fork");
 	if (child_pid == 0)
 		child(&pl, a.cmd);
 	/* the terminal's signals reach the command too; others are passed on */
@@ -283,7 +281,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 	sigaction(SIGHUP, &fwd, NULL);
 	while (waitpid(child_pid, &status, 0) < 0)
 		if (errno != EINTR)
-			err(EXIT_RUN_FAILED, "cannot wait for '%s'", a.cmd[0]);
+			rm_err(EXIT_RUN_FAILED, "cannot wait for '%s'", a.cmd[0]);
 	if (pl.allocated)
 		release(c, &pl);
 	if (pl.have_cgroups)

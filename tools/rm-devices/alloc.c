@@ -140,7 +140,7 @@ static void owner_cpu_nodes(struct rm_topo *t, const char *owner, hwloc_bitmap_t
 
 	hwloc_bitmap_zero(nodes);
 	if (rm_state_open(&st, CPUSET_STATE, RM_STATE_READ, &msg)) {
-		warnx("%s; no NUMA preference from the owner's CPUs", msg);
+		rm_warnx("%s; no NUMA preference from the owner's CPUs", msg);
 		free(msg);
 		rm_state_close(&st);
 		return;

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <ctype.h>
-#include <err.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +144,7 @@ void devices_load(const struct rm_common *c, unsigned flags, struct rm_devices *
 
 	devices_input(c);
 	if (rm_devices_scan(devices_sysroot(c), flags, devs, &msg) < 0) {
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		exit(RM_EXIT_USAGE);
 	}
@@ -181,10 +180,9 @@ void check_columns(const struct rm_common *c, const struct rm_column *cols, size
 
 void devices_fail(int rc, char *msg)
 {
-	fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
-	free(msg);
-	exit(rc == RM_DEVICES_EINVAL ? RM_EXIT_USAGE :
-	     rc == RM_DEVICES_ENOSPC ? RM_EXIT_NORESOURCE : RM_EXIT_FAILURE);
+	int status = rc == RM_DEVICES_EINVAL ? RM_EXIT_USAGE : rc == RM_DEVICES_ENOSPC ? RM_EXIT_NORESOURCE : RM_EXIT_FAILURE;
+
+	rm_errx(status, "%s", msg);
 }
 
 /* ---- state ---- */
@@ -204,7 +202,7 @@ void dstate_open(struct rm_state *st, bool write)
 		int saved = errno;
 
 		rm_state_close(st);
-		fprintf(stderr, "%s: %s%s\n", program_invocation_short_name, msg,
+		rm_warnx("%s%s", msg,
 			write && saved == EACCES && geteuid() != 0 ? "; changing allocations needs root" :
 			!strncmp(msg, "corrupt ", 8) ? "; restore it from a backup, or move it away to "
 						       "start empty (rm-devices(1), STATE)" : "");
@@ -219,9 +217,9 @@ void dstate_open(struct rm_state *st, bool write)
 
 		if (strcmp(rm_record_kind(r), "device") || !owner || !rm_name_valid(owner) ||
 		    rm_devices_addr_parse(r->fields[0].value, addr) < 0) {
-			fprintf(stderr, "%s: corrupt state file '%s': line %u: not a device allocation "
+			rm_warnx("corrupt state file '%s': line %u: not a device allocation "
 				"record; restore it from a backup, or move it away to start empty "
-				"(rm-devices(1), STATE)\n", program_invocation_short_name, st->path,
+				"(rm-devices(1), STATE)", st->path,
 				r->line + 1);
 			rm_state_close(st);
 			exit(RM_EXIT_FAILURE);
@@ -343,7 +341,7 @@ void devices_cgroup_remove(const char *owner)
 		return;
 	}
 	if (remove_cgroup_dir(dir) < 0) {
-		warnx("cannot remove the devices cgroup '%s': %s; its processes keep access to the "
+		rm_warnx("cannot remove the devices cgroup '%s': %s; its processes keep access to the "
 		      "devices until it is removed", dir, strerror(errno));
 	} else {
 		parent = xstrdup(dir);

@@ -286,7 +286,7 @@ static void write_gres(FILE *f, const struct export *x)
 		char *type = gres_type(d), *list;
 
 		if (!d->nnodes) {
-			warnx("%s has no device node; left out", d->addr);
+			rm_warnx("%s has no device node; left out", d->addr);
 			free(type);
 			continue;
 		}

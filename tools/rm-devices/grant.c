@@ -286,7 +286,7 @@ int cmd_grant(int argc, char **argv, struct rm_common *c)
 	if (!a.systemd) {
 		dir = devices_cgroup(a.owner, &v2);
 		if (!dir && !v2)
-			errx(RM_EXIT_FAILURE, "no cgroup v1 devices controller (devices/) and no "
+			rm_errx(RM_EXIT_FAILURE, "no cgroup v1 devices controller (devices/) and no "
 			     "cgroup v2 hierarchy under the cgroup root: '%s'", cgroup_root());
 		/* records: -o is checked before anything changes */
 		if (dir)
@@ -353,7 +353,7 @@ int cmd_grant(int argc, char **argv, struct rm_common *c)
 
 	if (!dir) {
 		if (!a.systemd) {
-			warnx("cgroup v2 has no devices files: device access is a BPF program "
+			rm_warnx("cgroup v2 has no devices files: device access is a BPF program "
 			      "(BPF_PROG_TYPE_CGROUP_DEVICE) attached to the cgroup, left to the "
 			      "container runtime or to systemd; nothing was changed; for the owner's "
 			      "systemd unit or scope, with DevicePolicy=closed, the DeviceAllow= lines "

@@ -571,10 +571,10 @@ static int undo_all(struct plan *p, char **errmsg)
 static int fail_undo(struct plan *p, unsigned line, char **msg)
 {
 	if (undo_all(p, msg) < 0) {
-		hp_msg("%s:%u: %s", p->file, line, *msg);
+		rm_warnx("%s:%u: %s", p->file, line, *msg);
 		return -1;
 	}
-	hp_msg("%s:%u: %s; everything done is undone", p->file, line, *msg);
+	rm_warnx("%s:%u: %s; everything done is undone", p->file, line, *msg);
 	return 0;
 }
 
@@ -707,7 +707,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		f = stdin;
 		p.file = "(standard input)";
 	} else if (!(f = fopen(file, "re"))) {
-		hp_msg("cannot read %s: %s", file, strerror(errno));
+		rm_warnx("cannot read %s: %s", file, strerror(errno));
 		status = RM_EXIT_USAGE;
 		goto out;
 	}
@@ -716,7 +716,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 	if (f != stdin)
 		fclose(f);
 	if (rc < 0 && !p.err) {
-		hp_msg("cannot read %s: %s", p.file, strerror(err));
+		rm_warnx("cannot read %s: %s", p.file, strerror(err));
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
@@ -726,7 +726,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 	 * hierarchy */
 	if (p.nlm) {
 		if (rm_hugetlb_open(&p.h, &msg) < 0) {
-			hp_msg("%s:%u:%u: %s", p.file, p.lm[0].line, p.lm[0].col, msg);
+			rm_warnx("%s:%u:%u: %s", p.file, p.lm[0].line, p.lm[0].col, msg);
 			status = RM_EXIT_FAILURE;
 			goto out;
 		}
@@ -753,18 +753,18 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		p.m[k].already = rc == 1;
 	}
 	if (rm_hugepages_prepare(&hp, p.t, p.nt, &msg) < 0) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
 	for (size_t k = 0; k < p.noc; k++)
 		if (rm_hugepages_read_overcommit(&hp, p.oc[k].size, &p.oc[k].before, &msg) < 0) {
-			hp_msg("%s:%u: %s", p.file, p.oc[k].line, msg);
+			rm_warnx("%s:%u: %s", p.file, p.oc[k].line, msg);
 			status = RM_EXIT_FAILURE;
 			goto out;
 		}
 	if (rm_hugepages_check_memory(&hp, p.t, p.nt, &msg)) {
-		hp_msg("%s: %s; nothing changed", p.file, msg);
+		rm_warnx("%s: %s; nothing changed", p.file, msg);
 		status = RM_EXIT_NORESOURCE;
 		goto out;
 	}
@@ -798,11 +798,11 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 	struct rm_hp_set_opts opts = { .retries = RM_HP_RETRIES, .compact = !a.no_compact };
 	rc = rm_hugepages_set(&hp, p.t, p.nt, &opts, &msg);
 	if (rc == RM_HP_SET_SHORT) {
-		hp_msg("%s: %s; every pool is back to its previous count", p.file, msg);
+		rm_warnx("%s: %s; every pool is back to its previous count", p.file, msg);
 		status = RM_EXIT_NORESOURCE;
 		goto out;
 	} else if (rc < 0) {
-		hp_msg("%s: %s", p.file, msg);
+		rm_warnx("%s: %s", p.file, msg);
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
@@ -852,13 +852,13 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 	goto out;
 unwritable:
 	if (hp_permission_error(errno))
-		hp_msg("applying needs root");
+		rm_warnx("applying needs root");
 	else
-		hp_msg("cannot write %s: %s", path, strerror(errno));
+		rm_warnx("cannot write %s: %s", path, strerror(errno));
 	status = RM_EXIT_FAILURE;
 	goto out;
 usage:
-	hp_msg("%s", p.err);
+	rm_warnx("%s", p.err);
 	status = RM_EXIT_USAGE;
 out:
 	hp_unlock(lock);

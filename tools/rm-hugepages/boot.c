@@ -172,7 +172,7 @@ int cmd_plan(int argc, char **argv, struct rm_common *c)
 			nt++;
 		}
 	if (rm_hugepages_check_memory(&hp, t, nt, &msg)) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		status = RM_EXIT_NORESOURCE;
 		goto out;
 	}
@@ -208,14 +208,14 @@ int cmd_plan(int argc, char **argv, struct rm_common *c)
 	}
 	putchar('\n');
 	if (gigantic)
-		hp_msg("note: reserve 1GiB pages at boot, as this line does: once the machine has run "
+		rm_warnx("note: reserve 1GiB pages at boot, as this line does: once the machine has run "
 		       "a while its memory is fragmented, the kernel seldom finds free 1GiB blocks, "
 		       "and a reserve at run time falls short");
 	if (a.node)
-		hp_msg("note: the per-node form hugepages=N:COUNT needs Linux 5.16 or later");
+		rm_warnx("note: the per-node form hugepages=N:COUNT needs Linux 5.16 or later");
 	goto out;
 usage:
-	hp_msg("%s", msg);
+	rm_warnx("%s", msg);
 	status = RM_EXIT_USAGE;
 out:
 	for (size_t j = 0; j < nps; j++)
@@ -290,7 +290,7 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 			if (!hp.nodes[n].offers[s])
 				continue;
 			if (rm_hugepages_read_node(&hp, s, n, &cnt, &msg) < 0) {
-				hp_msg("%s", msg);
+				rm_warnx("%s", msg);
 				status = RM_EXIT_FAILURE;
 				goto out;
 			}
@@ -328,9 +328,9 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 			free(res);
 		}
 	}
-	hp_msg("warning: the kubelet cannot reserve huge pages: a hugepages-* entry in "
+	rm_warnx("warning: the kubelet cannot reserve huge pages: a hugepages-* entry in "
 	       "reservedMemory, systemReserved or kubeReserved stops it from starting");
-	hp_msg("warning: the kubelet reads the pools only when it starts: restart it after "
+	rm_warnx("warning: the kubelet reads the pools only when it starts: restart it after "
 	       "reserve, release or apply");
 out:
 	free(per);

@@ -19,17 +19,6 @@
 #include "size.h"
 #include "xalloc.h"
 
-void hp_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", program_invocation_short_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 const char *hp_sysroot(const struct rm_common *c)
 {
 	const char *env = getenv("RM_TOPOLOGY"), *root;
@@ -49,7 +38,7 @@ void hp_open(struct rm_hugepages *hp, const char *sysroot)
 	char *msg = NULL;
 
 	if (rm_hugepages_open(hp, sysroot, &msg) < 0) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		exit(RM_EXIT_USAGE);
 	}

@@ -147,7 +147,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 	}
 	hp_open(&hp, hp_sysroot(c));
 	if (a.owner && (!rm_name_valid(a.owner) || !strcmp(a.owner, "shared"))) {
-		hp_msg("invalid owner name: '%s'%s", a.owner,
+		rm_warnx("invalid owner name: '%s'%s", a.owner,
 		       rm_name_valid(a.owner) ? " names rm-cpuset's shared pool" : "");
 		rm_hugepages_close(&hp);
 		return RM_EXIT_USAGE;
@@ -166,7 +166,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 		}
 	}
 	if (rm_hugetlb_open(&h, &msg) < 0) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		rm_hugepages_close(&hp);
 		return RM_EXIT_FAILURE;
@@ -213,7 +213,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 		goto done;
 	}
 	if (geteuid() != 0 && access(h.mount, W_OK) < 0 && hp_permission_error(errno)) {
-		hp_msg("setting limits needs root");
+		rm_warnx("setting limits needs root");
 		status = RM_EXIT_FAILURE;
 		goto done;
 	}
@@ -232,11 +232,11 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 		goto fail;
 	goto done;
 usage:
-	hp_msg("%s", msg);
+	rm_warnx("%s", msg);
 	status = RM_EXIT_USAGE;
 	goto done;
 fail:
-	hp_msg("%s", msg);
+	rm_warnx("%s", msg);
 	status = RM_EXIT_FAILURE;
 done:
 	hp_unlock(lock);

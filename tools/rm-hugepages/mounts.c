@@ -387,7 +387,7 @@ int cmd_mount(int argc, char **argv, struct rm_common *c)
 	     hp_parse_max_size(a.max_size, r.page_size, &r.max_size, &msg) < 0))
 		goto usage;
 	if (!a.dry_run && geteuid() != 0) {
-		hp_msg("mounting needs root");
+		rm_warnx("mounting needs root");
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
@@ -396,14 +396,14 @@ int cmd_mount(int argc, char **argv, struct rm_common *c)
 	if ((rc = hp_mount_check(&r, hp.default_size, &msg)) < 0)
 		goto usage;
 	if (rc == 0 && !a.dry_run && hp_mount(&r, &made, &msg) < 0) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
 	print_mount(c, &hp, &r, r.dir);
 	goto out;
 usage:
-	hp_msg("%s", msg);
+	rm_warnx("%s", msg);
 	status = RM_EXIT_USAGE;
 out:
 	hp_unlock(lock);
@@ -437,14 +437,14 @@ int cmd_umount(int argc, char **argv, struct rm_common *c)
 	if (!(dir = check_dir(a.dir, &msg)))
 		goto usage;
 	if (!a.dry_run && geteuid() != 0) {
-		hp_msg("unmounting needs root");
+		rm_warnx("unmounting needs root");
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
 	if (!a.dry_run)
 		lock = hp_lock();
 	if ((n = rm_hugepages_mounts(NULL, hp.default_size, &mounts, &msg)) < 0) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		status = RM_EXIT_FAILURE;
 		n = 0;
 		goto out;
@@ -460,7 +460,7 @@ int cmd_umount(int argc, char **argv, struct rm_common *c)
 						mount_defaults, true);
 
 		if (!a.dry_run && umount2(real, 0) < 0) {
-			hp_msg("cannot unmount %s: %s", real, strerror(errno));
+			rm_warnx("cannot unmount %s: %s", real, strerror(errno));
 			status = RM_EXIT_FAILURE;
 		} else {
 			hp_print_mount(out, &c->out, m);
@@ -470,7 +470,7 @@ int cmd_umount(int argc, char **argv, struct rm_common *c)
 	}
 	goto out;
 usage:
-	hp_msg("%s", msg);
+	rm_warnx("%s", msg);
 	status = RM_EXIT_USAGE;
 out:
 	hp_unlock(lock);

@@ -144,11 +144,11 @@ print:
 	goto out;
 usage:
 	status = RM_EXIT_USAGE;
-	hp_msg("%s", msg);
+	rm_warnx("%s", msg);
 	goto out;
 fail:
 	status = RM_EXIT_FAILURE;
-	hp_msg("%s", msg);
+	rm_warnx("%s", msg);
 out:
 	hp_unlock(lock);
 	free(msg);

@@ -107,7 +107,7 @@ static int targets(const struct rm_hugepages *hp, const struct pages_args *a, si
 	}
 	if (a->count && rm_hugepages_parse_count(a->count, hp->sizes[size], &pages, &relative,
 						 &msg) < 0) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		free(each);
 		return RM_EXIT_USAGE;
@@ -118,7 +118,7 @@ static int targets(const struct rm_hugepages *hp, const struct pages_args *a, si
 		for (size_t i = 0; i < n; i++)
 			each[i] = pages;
 	if (rm_hugepages_prepare(hp, t, n, &msg) < 0) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		free(each);
 		return RM_EXIT_FAILURE;
@@ -127,12 +127,12 @@ static int targets(const struct rm_hugepages *hp, const struct pages_args *a, si
 		char *ps = rm_size_format(hp->sizes[size]);
 
 		if (relative && each[i] > UINT64_MAX / hp->sizes[size] - t[i].before) {
-			hp_msg("count too large: '%s'", a->count);
+			rm_warnx("count too large: '%s'", a->count);
 			status = RM_EXIT_USAGE;
 		}
 		t[i].want = relative ? t[i].before + each[i] : each[i];
 		if (!status && a->release && t[i].want > t[i].before) {
-			hp_msg("release would add pages on node %u (it has %" PRIu64 " of %s, --to asks "
+			rm_warnx("release would add pages on node %u (it has %" PRIu64 " of %s, --to asks "
 			       "%" PRIu64 "): '%s' (use reserve)", hp->nodes[t[i].node].id,
 			       t[i].before, ps, t[i].want, a->count);
 			status = RM_EXIT_USAGE;
@@ -184,7 +184,7 @@ static int pages_run(struct pages_args *a, struct rm_common *c)
 	hp_open(&hp, root);
 	if (rm_hugepages_parse_size(&hp, a->size, &size, &msg) < 0 ||
 	    (n = hp_nodes(&hp, a->node, size, &which, &msg)) < 0) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		status = RM_EXIT_USAGE;
 		goto out;
 	}
@@ -195,7 +195,7 @@ static int pages_run(struct pages_args *a, struct rm_common *c)
 	if ((status = targets(&hp, a, size, which, (size_t)n, t)))
 		goto out;
 	if (rm_hugepages_check_memory(&hp, t, (size_t)n, &msg)) {
-		hp_msg("%s; nothing changed", msg);
+		rm_warnx("%s; nothing changed", msg);
 		status = RM_EXIT_NORESOURCE;
 		goto out;
 	}
@@ -205,9 +205,9 @@ static int pages_run(struct pages_args *a, struct rm_common *c)
 	}
 	if (rm_hugepages_check_writable(&hp, t, (size_t)n, &path) < 0) {
 		if (hp_permission_error(errno))
-			hp_msg("%s needs root", verb);
+			rm_warnx("%s needs root", verb);
 		else
-			hp_msg("cannot write %s: %s", path, strerror(errno));
+			rm_warnx("cannot write %s: %s", path, strerror(errno));
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
@@ -217,13 +217,13 @@ static int pages_run(struct pages_args *a, struct rm_common *c)
 	rc = rm_hugepages_set(&hp, t, (size_t)n, &opts, &msg);
 	if (rc == RM_HP_SET_SHORT && a->allow_partial) {
 		print_targets(c, &hp, t, (size_t)n, false);
-		hp_msg("%s; keeping what was obtained", msg);
+		rm_warnx("%s; keeping what was obtained", msg);
 		status = RM_EXIT_NORESOURCE;
 	} else if (rc == RM_HP_SET_SHORT) {
-		hp_msg("%s; every node is back to its previous count", msg);
+		rm_warnx("%s; every node is back to its previous count", msg);
 		status = RM_EXIT_NORESOURCE;
 	} else if (rc < 0) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		status = RM_EXIT_FAILURE;
 	} else {
 		print_targets(c, &hp, t, (size_t)n, false);

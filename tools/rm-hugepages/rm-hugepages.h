@@ -29,9 +29,6 @@ int cmd_plan(int argc, char **argv, struct rm_common *c);
 int cmd_apply(int argc, char **argv, struct rm_common *c);
 int cmd_export(int argc, char **argv, struct rm_common *c);
 
-/* "rm-hugepages: MESSAGE" on stderr, one line. */
-__attribute__((format(printf, 1, 2)))
-void hp_msg(const char *fmt, ...);
 
 /* The sysroot of C: --sysroot or RM_SYSROOT; --topology is refused (exit 2): huge pages are not
  * part of a described topology. NULL for this machine. */

@@ -68,7 +68,7 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 	hp_open(&hp, root);
 	nmounts = rm_hugepages_mounts(root, hp.default_size, &mounts, &msg);
 	if (nmounts < 0) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		free(msg);
 		rm_hugepages_close(&hp);
 		return RM_EXIT_FAILURE;
@@ -124,7 +124,7 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 	rm_out_close(out);
 	rm_out_flush();
 	if (status) {
-		hp_msg("%s", msg);
+		rm_warnx("%s", msg);
 		free(msg);
 	}
 	rm_hugepages_mounts_free(mounts, (size_t)(nmounts > 0 ? nmounts : 0));

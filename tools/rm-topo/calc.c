@@ -114,7 +114,7 @@ static int calc_one(struct rm_topo *t, const struct calc *k, char **exprs, int n
 	for (int i = 0; i < n; i++) {
 		hwloc_bitmap_zero(one);
 		if (rm_topo_location(t, exprs[i], k->physical, one, &msg) < 0) {
-			warnx("%s", msg);
+			rm_warnx("%s", msg);
 			free(msg);
 			goto out;
 		}

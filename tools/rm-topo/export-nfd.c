@@ -153,23 +153,23 @@ static void write_atomically(const char *path, struct rm_topo *t)
 	FILE *f;
 
 	if (fd < 0)
-		err(RM_EXIT_FAILURE, "cannot create a file next to '%s'", path);
+		rm_err(RM_EXIT_FAILURE, "cannot create a file next to '%s'", path);
 	f = fdopen(fd, "w");
 	if (!f)
-		err(RM_EXIT_FAILURE, "cannot write '%s'", tmp);
+		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", tmp);
 	write_labels(f, t);
 	if (fflush(f) != 0 || fchmod(fd, 0644) < 0 || fsync(fd) < 0 || ferror(f)) {
 		int saved = errno;
 		fclose(f);
 		unlink(tmp);
 		errno = saved;
-		err(RM_EXIT_FAILURE, "cannot write '%s'", path);
+		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", path);
 	}
 	if (fclose(f) != 0 || rename(tmp, path) < 0) {
 		int saved = errno;
 		unlink(tmp);
 		errno = saved;
-		err(RM_EXIT_FAILURE, "cannot write '%s'", path);
+		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", path);
 	}
 	free(tmp);
 	free(copy);

@@ -639,7 +639,7 @@ int cmd_distances(int argc, char **argv, struct rm_common *c)
 	char *single = !d && n == 1 ? distance_row(t, NULL, nodes[0], nodes, n) : NULL;
 
 	if (!d && !single)
-		warnx("no NUMA distances known for this machine");
+		rm_warnx("no NUMA distances known for this machine");
 	for (int i = 0; (d || single) && i < n; i++) {
 		int a = d ? hwloc_distances_obj_index(d, nodes[i]) : -1;
 

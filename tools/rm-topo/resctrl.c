@@ -133,7 +133,7 @@ int cmd_resctrl(int argc, char **argv, struct rm_common *c)
 		if (rm_resctrl_open(&rc, root, &msg) < 0) {
 			rm_resctrl_close(&rc);
 			free(root);
-			errx(RM_EXIT_FAILURE, "%s", msg);
+			rm_errx(RM_EXIT_FAILURE, "%s", msg);
 		}
 	}
 

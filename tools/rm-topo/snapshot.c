@@ -111,7 +111,7 @@ static int copy_one(const char *root, const char *rel, const char *dir)
 		return 0; /* unreadable (write-only or needs root): leave it out */
 	to = xasprintf("%s/%s", dir, rel);
 	if (mkdir_parents(to) < 0 || write_file(to, data) < 0)
-		err(RM_EXIT_FAILURE, "cannot write '%s'", to);
+		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", to);
 	free(to);
 	free(data);
 	return 1;
@@ -198,13 +198,13 @@ static int copy_cgroup_files(const char *root, const char *dir)
 		goto out;
 	to = xasprintf("%s/proc/mounts", dir);
 	if (mkdir_parents(to) < 0 || !(out = fopen(to, "wxe")))
-		err(RM_EXIT_FAILURE, "cannot write '%s'", to);
+		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", to);
 	while ((m = getmntent(in))) {
 		if (strcmp(m->mnt_type, "cgroup") && strcmp(m->mnt_type, "cgroup2") &&
 		    strcmp(m->mnt_type, "cpuset"))
 			continue;
 		if (addmntent(out, m) != 0)
-			err(RM_EXIT_FAILURE, "cannot write '%s'", to);
+			rm_err(RM_EXIT_FAILURE, "cannot write '%s'", to);
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			char *rel = xasprintf("%s%s/%s", m->mnt_dir + strspn(m->mnt_dir, "/"),
 					      i ? name : "", files[i]);
@@ -215,7 +215,7 @@ static int copy_cgroup_files(const char *root, const char *dir)
 		}
 	}
 	if (fclose(out) != 0)
-		err(RM_EXIT_FAILURE, "cannot write '%s'", to);
+		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", to);
 	copied++;
 	free(to);
 out:
@@ -237,9 +237,9 @@ static void run_tar(const char *archive, const char *dir, const char *top)
 	pid_t pid;
 
 	if ((errno = posix_spawnp(&pid, "tar", NULL, NULL, argv, environ)) != 0)
-		err(RM_EXIT_FAILURE, "cannot run tar");
+		rm_err(RM_EXIT_FAILURE, "cannot run tar");
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		errx(RM_EXIT_FAILURE, "tar failed to write '%s'", archive);
+		rm_errx(RM_EXIT_FAILURE, "tar failed to write '%s'", archive);
 }
 
 static error_t snapshot_parse(int key, char *arg, struct argp_state *state)
@@ -324,16 +324,16 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 		tmp = xasprintf("%s/.rm-topo-snapshot.XXXXXX", dirname(copy));
 		free(copy);
 		if (!mkdtemp(tmp))
-			err(RM_EXIT_FAILURE, "cannot create a directory next to '%s'", dest);
+			rm_err(RM_EXIT_FAILURE, "cannot create a directory next to '%s'", dest);
 		work = xasprintf("%s/%s", tmp, top);
 		if (mkdir(work, 0755) < 0)
-			err(RM_EXIT_FAILURE, "cannot create '%s'", work);
+			rm_err(RM_EXIT_FAILURE, "cannot create '%s'", work);
 	} else {
 		if (lstat(dest, &st) == 0) {
 			if (!S_ISDIR(st.st_mode) || !dir_is_empty(dest))
 				rm_usage_errx("not a new or empty directory: '%s'", dest);
 		} else if (mkdir(dest, 0755) < 0) {
-			err(RM_EXIT_FAILURE, "cannot create '%s'", dest);
+			rm_err(RM_EXIT_FAILURE, "cannot create '%s'", dest);
 		}
 		work = xstrdup(dest);
 	}
@@ -342,7 +342,7 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 	copy_cgroup_files(root, work);
 	/* and what rm-devices reads, so a GPU server can be replayed */
 	if (rm_devices_snapshot(root, work, &msg) < 0)
-		errx(RM_EXIT_FAILURE, "%s", msg);
+		rm_errx(RM_EXIT_FAILURE, "%s", msg);
 	copied = 0;
 	nftw(work, count_entry, 16, FTW_PHYS);
 	n = copied;
