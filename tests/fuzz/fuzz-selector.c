@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* libFuzzer harness for libcommon/selector.c: any input parses or is refused with a position,
+/* libFuzzer harness for libcommon/selector-*.c: any input parses or is refused with a position,
  * and what parses prints back to itself and matches, explains and exports without failing. */
 #include "config.h"
 

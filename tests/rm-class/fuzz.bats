@@ -22,8 +22,8 @@ setup_file() {
 	command -v clang >/dev/null || return 0
 	# each parser and what it uses (the rest of libcommon that cpualloc.c calls from the build's
 	# libcommon.a); the harnesses check round trips and messages
-	build fuzz-selector "$LIB/selector.c" "$LIB/record.c" "$LIB/size.c"
-	build fuzz-classes "$LIB/classes.c" "$LIB/selector.c" "$LIB/record.c" "$LIB/size.c" \
+	build fuzz-selector "$LIB/selector-parse.c" "$LIB/selector-eval.c" "$LIB/record.c" "$LIB/size.c"
+	build fuzz-classes "$LIB/classes.c" "$LIB/selector-parse.c" "$LIB/selector-eval.c" "$LIB/record.c" "$LIB/size.c" \
 		"$LIB/cpualloc.c" "$RM_BUILDDIR/libcommon/libcommon.a" -lhwloc -lm
 }
 

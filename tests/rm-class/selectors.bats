@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The selector language: a table of selectors with the devices they match on the rm-devices
 # fixtures and on records written by hand (operators, types, missing fields, precedence, quotes,
-# UTF-8), canonical forms, and the unit checks of libcommon/selector.c.
+# UTF-8), canonical forms, and the unit checks of libcommon/selector-*.c.
 load ../test_helper
 load helper
 
@@ -175,7 +175,7 @@ EOF
 	assert_output 'x == "tab\there \"q\" \xff caf'$'\xc3\xa9''"'
 }
 
-@test "selectors: the unit checks of libcommon/selector.c pass" {
+@test "selectors: the unit checks of libcommon/selector-*.c pass" {
 	[ -x "$SELECTOR_UNIT" ] || skip "tests/unit/test-selector is not built (make check builds it)"
 	run -0 "$SELECTOR_UNIT" selftest
 	assert_output --regexp '^[0-9]+ checks, 0 failed$'

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of libcommon/selector.c: a filter driven by tests/rm-class/selector.bats, plus a
+/* Unit tests of libcommon/selector-*.c: a filter driven by tests/rm-class/selector.bats, plus a
  * table of cases checked in C (selftest). */
 #include "config.h"
 
