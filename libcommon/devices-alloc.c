@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Device allocation: Topology Manager hints for devices and choosing aligned devices. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices.h"
+#include "exitcodes.h"
+#include "xalloc.h"
+
+/* ---- Topology Manager hints for devices ---- */
+
+/* Device hints iterate every set of NUMA nodes; the kubelet refuses more than 8 by default. */
+#define MAX_HINT_NODES 16
+
+struct dhint {
+	unsigned long mask;
+	bool preferred;
+};
+
+static bool narrower(unsigned long a, unsigned long b)
+{
+	int ca = __builtin_popcountl(a), cb = __builtin_popcountl(b);
+
+	return ca == cb ? a < b : ca < cb;
+}
+
+/* "node 0: 2, node 1: 3" */
+static char *per_node(const int *ids, const unsigned *count, unsigned nn)
+{
+	char *s = xstrdup(""), *t;
+
+	for (unsigned i = 0; i < nn; i++) {
+		t = xasprintf("%s%snode %d: %u", s, i ? ", " : "", ids[i], count[i]);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device *const *free_devs,
+		    size_t nfree, hwloc_const_bitmap_t nodes, unsigned count,
+		    hwloc_const_bitmap_t provider, enum rm_tm_policy policy, const char *what,
+		    hwloc_bitmap_t hint, char **errmsg)
+{
+	unsigned nn = (unsigned)hwloc_bitmap_weight(nodes), i, min_aff, nd = 0, np = 0, nm = 0;
+	unsigned long full, m, pmask = 0;
+	int ids[MAX_HINT_NODES], id;
+	unsigned total[MAX_HINT_NODES] = { 0 }, freec[MAX_HINT_NODES] = { 0 };
+	struct dhint *dev = NULL, *prov = NULL, *merged = NULL, best = { 0, false };
+	bool dev_any = true, prov_any = true, topo = false, have = false, single;
+	char *list;
+	int rc = 0;
+
+	hwloc_bitmap_zero(hint);
+	if (policy == RM_TM_NONE || count == 0 || nn == 0)
+		return 0;
+	if (nn > MAX_HINT_NODES) {
+		*errmsg = xasprintf("too many NUMA nodes for topology hints (%u, at most %d)", nn,
+				    MAX_HINT_NODES);
+		return RM_DEVICES_EINVAL;
+	}
+	i = 0;
+	hwloc_bitmap_foreach_begin(id, nodes) {
+		ids[i++] = id;
+	} hwloc_bitmap_foreach_end();
+	full = (1UL << nn) - 1;
+	single = policy == RM_TM_SINGLE_NUMA_NODE;
+	for (size_t k = 0; k < nall + nfree; k++) {
+		const struct rm_device *d = k < nall ? all[k] : free_devs[k - nall];
+
+		for (i = 0; i < nn; i++)
+			if (d->numa == ids[i]) {
+				(k < nall ? total : freec)[i]++;
+				topo = true;
+			}
+	}
+
+	/* generateDeviceTopologyHints: every node set whose free devices can hold the request;
+	 * preferred: as few nodes as the type's devices, free or not, could need */
+	if (topo) {
+		dev_any = false;
+		dev = xcalloc(full + 1, sizeof(*dev));
+		min_aff = nn;
+		for (m = 1; m <= full; m++) {
+			unsigned t = 0;
+
+			for (i = 0; i < nn; i++)
+				t += (m >> i & 1) ? total[i] : 0;
+			if (t >= count && (unsigned)__builtin_popcountl(m) < min_aff)
+				min_aff = (unsigned)__builtin_popcountl(m);
+		}
+		for (m = 1; m <= full; m++) {
+			unsigned f = 0;
+
+			for (i = 0; i < nn; i++)
+				f += (m >> i & 1) ? freec[i] : 0;
+			if (f < count)
+				continue;
+			dev[nd].mask = m;
+			dev[nd].preferred = (unsigned)__builtin_popcountl(m) == min_aff;
+			/* single-numa-node keeps preferred single-node hints only */
+			if (!single || (dev[nd].preferred && __builtin_popcountl(m) == 1))
+				nd++;
+		}
+	}
+	/* the second provider: every node set holding its nodes, preferred when exactly them */
+	if (provider && !hwloc_bitmap_iszero(provider)) {
+		prov_any = false;
+		for (i = 0; i < nn; i++)
+			if (hwloc_bitmap_isset(provider, ids[i]))
+				pmask |= 1UL << i;
+		if (!pmask) {
+			*errmsg = xstrdup("the preferred NUMA nodes are not nodes of this machine");
+			rc = RM_DEVICES_EINVAL;
+			goto out;
+		}
+		prov = xcalloc(full + 1, sizeof(*prov));
+		for (m = 1; m <= full; m++)
+			if ((m & pmask) == pmask && (!single || (m == pmask &&
+								__builtin_popcountl(m) == 1)))
+				prov[np++] = (struct dhint){ m, m == pmask };
+	}
+	/* merge: the AND of one hint of each, preferred when both are; "any" is all nodes */
+	{
+		struct dhint any = { full, true };
+		size_t na = dev_any ? 1 : nd, nb = prov_any ? 1 : np;
+
+		merged = xcalloc(na * nb + 1, sizeof(*merged));
+		for (size_t a = 0; a < na; a++)
+			for (size_t b = 0; b < nb; b++) {
+				const struct dhint *x = dev_any ? &any : &dev[a];
+				const struct dhint *y = prov_any ? &any : &prov[b];
+
+				if (!(x->mask & y->mask))
+					continue;
+				merged[nm++] = (struct dhint){ x->mask & y->mask,
+							       x->preferred && y->preferred };
+			}
+	}
+	/* the best: preferred first, then the narrowest, then the lowest nodes */
+	for (i = 0; i < nm; i++)
+		if (!have || (merged[i].preferred && !best.preferred) ||
+		    (merged[i].preferred == best.preferred && narrower(merged[i].mask, best.mask))) {
+			best = merged[i];
+			have = true;
+		}
+	if (!have)
+		best = (struct dhint){ full, false };
+	if ((policy == RM_TM_RESTRICTED && !best.preferred) ||
+	    (single && (!best.preferred || (__builtin_popcountl(best.mask) != 1 &&
+					    !(dev_any && prov_any))))) {
+		list = per_node(ids, freec, nn);
+		if (single)
+			*errmsg = xasprintf("topology manager policy single-numa-node: no single NUMA "
+					    "node has %u free %s%s (free: %s)", count, what,
+					    prov_any ? "" : " and the owner's CPUs", list);
+		else
+			*errmsg = xasprintf("topology manager policy restricted: no preferred NUMA "
+					    "affinity for %u %s%s (free: %s)", count, what,
+					    prov_any ? "" : " with the owner's CPUs", list);
+		free(list);
+		rc = RM_DEVICES_ENOSPC;
+		goto out;
+	}
+	if (best.mask != full || nn == 1)
+		for (i = 0; i < nn; i++)
+			if (best.mask >> i & 1)
+				hwloc_bitmap_set(hint, ids[i]);
+out:
+	free(dev);
+	free(prov);
+	free(merged);
+	return rc;
+}
+
+/* ---- choosing devices ---- */
+
+enum level { LV_DEVICE, LV_SWITCH, LV_ROOT, LV_NUMA, LV_ALL };
+
+/* The group a device belongs to at a level; NULL: a group of its own. */
+static const char *group_key(const struct rm_device *d, enum level lv, char *buf)
+{
+	switch (lv) {
+	case LV_SWITCH:
+		return d->sw;
+	case LV_ROOT:
+		return d->root;
+	case LV_NUMA:
+		if (d->numa < 0)
+			return NULL;
+		snprintf(buf, 24, "%d", d->numa);
+		return buf;
+	default:
+		return NULL;
+	}
+}
+
+static bool same_group(const struct rm_device *a, const struct rm_device *b, enum level lv)
+{
+	char ba[24], bb[24];
+	const char *ka, *kb;
+
+	if (lv == LV_ALL)
+		return true;
+	if (a == b)
+		return true;
+	ka = group_key(a, lv, ba);
+	kb = group_key(b, lv, bb);
+	return ka && kb && !strcmp(ka, kb);
+}
+
+struct pool {
+	struct rm_device *const *cand;
+	size_t *idx; /* indexes into cand, in address order */
+	size_t n;
+};
+
+/* The groups of P at level LV: GROUP[i] the group number of P's i-th device; returns the count.
+ * Groups are numbered by their first device. */
+static size_t groups_of(const struct pool *p, enum level lv, size_t *group, size_t *size,
+			size_t *first)
+{
+	size_t ng = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		size_t g;
+
+		for (g = 0; g < ng; g++)
+			if (same_group(p->cand[p->idx[first[g]]], p->cand[p->idx[i]], lv))
+				break;
+		if (g == ng) {
+			first[ng] = i;
+			size[ng++] = 0;
+		}
+		group[i] = g;
+		size[g]++;
+	}
+	return ng;
+}
+
+static void select_devices(const struct pool *p, size_t k, enum level top, size_t *out,
+			   size_t *nout);
+
+/* The sub-pool of P in group G. */
+static void sub_pool(const struct pool *p, const size_t *group, size_t g, struct pool *sub)
+{
+	sub->cand = p->cand;
+	sub->idx = xcalloc(p->n, sizeof(*sub->idx));
+	sub->n = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (group[i] == g)
+			sub->idx[sub->n++] = p->idx[i];
+}
+
+/*
+ * K devices of P, all of which share level TOP: the smallest group at a finer level that holds
+ * them all (fewest devices, then the lowest address), else the largest groups one level finer
+ * first, each packed the same way.
+ */
+static void select_devices(const struct pool *p, size_t k, enum level top, size_t *out,
+			   size_t *nout)
+{
+	size_t *group = xcalloc(p->n + 1, sizeof(size_t)), *size = xcalloc(p->n + 1, sizeof(size_t)),
+	       *first = xcalloc(p->n + 1, sizeof(size_t)), ng, best, g;
+	struct pool sub;
+	enum level lv;
+
+	if (k >= p->n || top == LV_DEVICE || top == LV_SWITCH) {
+		for (size_t i = 0; i < p->n && i < k; i++)
+			out[(*nout)++] = p->idx[i];
+		goto done;
+	}
+	for (lv = LV_SWITCH; lv < top; lv++) {
+		ng = groups_of(p, lv, group, size, first);
+		best = ng;
+		for (g = 0; g < ng; g++)
+			if (size[g] >= k && (best == ng || size[g] < size[best]))
+				best = g;
+		if (best < ng) {
+			sub_pool(p, group, best, &sub);
+			select_devices(&sub, k, lv, out, nout);
+			free(sub.idx);
+			goto done;
+		}
+	}
+	/* no finer group holds them all: the largest groups one level down first */
+	ng = groups_of(p, top - 1, group, size, first);
+	while (k > 0) {
+		size_t take;
+
+		best = ng;
+		for (g = 0; g < ng; g++)
+			if (size[g] && (best == ng || size[g] > size[best]))
+				best = g;
+		if (best == ng)
+			break;
+		take = size[best] < k ? size[best] : k;
+		sub_pool(p, group, best, &sub);
+		select_devices(&sub, take, top - 1, out, nout);
+		free(sub.idx);
+		size[best] = 0;
+		k -= take;
+	}
+done:
+	free(group);
+	free(size);
+	free(first);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* K devices of IDX[0..N) in CAND into PICK: the hinted ones, the others, those without NUMA. */
+static void choose_aligned(struct rm_device *const *cand, const size_t *idx, size_t n, size_t k,
+			   hwloc_const_bitmap_t hint, size_t *pick, size_t *npick)
+{
+	struct pool part[3];
+
+	for (int j = 0; j < 3; j++) {
+		part[j].cand = cand;
+		part[j].idx = xcalloc(n + 1, sizeof(size_t));
+		part[j].n = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct rm_device *d = cand[idx[i]];
+		int j = !hint || hwloc_bitmap_iszero(hint) ? (d->numa < 0 ? 2 : 0) :
+			d->numa < 0 ? 2 : hwloc_bitmap_isset(hint, d->numa) ? 0 : 1;
+
+		/* without a hint there is no preference, but devices without NUMA go last */
+		part[j].idx[part[j].n++] = idx[i];
+	}
+	for (int j = 0; j < 3 && *npick < k; j++) {
+		size_t want = k - *npick;
+
+		select_devices(&part[j], want < part[j].n ? want : part[j].n, LV_ALL, pick, npick);
+	}
+	for (int j = 0; j < 3; j++)
+		free(part[j].idx);
+}
+
+int rm_devices_choose(struct rm_device *const *cand, size_t n, unsigned count,
+		      hwloc_const_bitmap_t hint, bool same_root, const char *what, size_t *pick,
+		      char **errmsg)
+{
+	size_t *idx = xcalloc(n + 1, sizeof(size_t)), npick = 0;
+	int rc = 0;
+
+	if (n < count) {
+		*errmsg = xasprintf("not enough free %s: requested %u, available %zu", what, count, n);
+		free(idx);
+		return RM_DEVICES_ENOSPC;
+	}
+	if (!same_root) {
+		for (size_t i = 0; i < n; i++)
+			idx[i] = i;
+		choose_aligned(cand, idx, n, count, hint, pick, &npick);
+	} else {
+		/* one PCI root: the roots whose devices are enough, those that can take all on the
+		 * hinted nodes first, then the fewest free devices, then the lowest address */
+		size_t best_n = 0, best_aligned = 0, best_first = n;
+		char *roots = xstrdup(""), *t;
+
+		for (size_t i = 0; i < n; i++) {
+			size_t m = 0, aligned = 0, first = n;
+			bool seen = false;
+
+			if (!cand[i]->root)
+				continue;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = cand[j]->root && !strcmp(cand[j]->root, cand[i]->root);
+			if (seen)
+				continue;
+			for (size_t j = 0; j < n; j++)
+				if (cand[j]->root && !strcmp(cand[j]->root, cand[i]->root)) {
+					m++;
+					aligned += hint && !hwloc_bitmap_iszero(hint) &&
+						   cand[j]->numa >= 0 &&
+						   hwloc_bitmap_isset(hint, cand[j]->numa);
+					if (first == n)
+						first = j;
+				}
+			t = xasprintf("%s%s%s: %zu", roots, *roots ? ", " : "", cand[i]->root, m);
+			free(roots);
+			roots = t;
+			if (m < count)
+				continue;
+			aligned = aligned >= count;
+			if (best_first == n || aligned > best_aligned ||
+			    (aligned == best_aligned && m < best_n)) {
+				best_n = m;
+				best_aligned = aligned;
+				best_first = first;
+			}
+		}
+		if (best_first == n) {
+			*errmsg = xasprintf("no PCI root has %u free %s (%s)", count, what,
+					    *roots ? roots : "no device's root is known");
+			free(roots);
+			free(idx);
+			return RM_DEVICES_ENOSPC;
+		}
+		free(roots);
+		for (size_t j = 0, m = 0; j < n; j++)
+			if (cand[j]->root && !strcmp(cand[j]->root, cand[best_first]->root))
+				idx[m++] = j;
+		choose_aligned(cand, idx, best_n, count, hint, pick, &npick);
+	}
+	if (npick != count) {
+		*errmsg = xasprintf("internal error choosing %s: %zu of %u", what, npick, count);
+		rc = RM_CPUALLOC_EINTERNAL;
+	}
+	qsort(pick, npick, sizeof(*pick), cmp_size);
+	free(idx);
+	return rc;
+}
