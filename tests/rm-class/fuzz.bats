@@ -9,29 +9,43 @@ load ../test_helper
 FUZZ_DIR="$RM_SRCDIR/tests/fuzz"
 LIB="$RM_SRCDIR/libcommon"
 
-# build NAME SOURCE...: the harness tests/fuzz/NAME.c with libcommon's SOURCEs, instrumented
+# build NAME SOURCE...: the harness tests/fuzz/NAME.c with libcommon's SOURCEs, instrumented, and
+# the rest of libcommon from the build's libcommon.a; clang's messages in clang-NAME.log
 build() {
 	local name=$1
 	shift
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-I"$RM_BUILDDIR" -I"$LIB" "$FUZZ_DIR/$name.c" "$@" -o "$BATS_FILE_TMPDIR/$name" \
-		2>>"$BATS_FILE_TMPDIR/clang.log" || rm -f "$BATS_FILE_TMPDIR/$name"
+		-I"$RM_BUILDDIR" -I"$LIB" "$FUZZ_DIR/$name.c" "$@" \
+		"$RM_BUILDDIR/libcommon/libcommon.a" -lhwloc -lm -o "$BATS_FILE_TMPDIR/$name" \
+		>"$BATS_FILE_TMPDIR/clang-$name.log" 2>&1 || rm -f "$BATS_FILE_TMPDIR/$name"
 }
 
 setup_file() {
 	command -v clang >/dev/null || return 0
-	# each parser and what it uses (the rest of libcommon that cpualloc.c calls from the build's
-	# libcommon.a); the harnesses check round trips and messages
-	build fuzz-selector "$LIB/selector-parse.c" "$LIB/selector-eval.c" "$LIB/record.c" "$LIB/size.c"
-	build fuzz-classes "$LIB/classes.c" "$LIB/selector-parse.c" "$LIB/selector-eval.c" "$LIB/record.c" "$LIB/size.c" \
-		"$LIB/cpualloc.c" "$RM_BUILDDIR/libcommon/libcommon.a" -lhwloc -lm
+	# Whether this clang has libFuzzer at all: an empty target, linked with nothing of ours. A
+	# clang without it is a missing tool (a skip); a harness that does not build is a failure.
+	printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }\n' \
+		>"$BATS_FILE_TMPDIR/probe.c"
+	clang -fsanitize=fuzzer,address,undefined "$BATS_FILE_TMPDIR/probe.c" \
+		-o "$BATS_FILE_TMPDIR/probe" >"$BATS_FILE_TMPDIR/probe.log" 2>&1 || return 0
+	# each parser and what it calls, so that coverage guides the fuzzer through all of it (the
+	# policy names of class files are parsed in cpualloc.c)
+	build fuzz-selector "$LIB"/selector-*.c "$LIB/record.c" "$LIB/size.c"
+	build fuzz-classes "$LIB/classes.c" "$LIB"/selector-*.c "$LIB/record.c" "$LIB/size.c" \
+		"$LIB/cpualloc.c"
 }
 
-# require_harness NAME: sets HARNESS, or skips when clang cannot build it
+# require_harness NAME: sets HARNESS; skips when clang or its libFuzzer runtime is not installed,
+# fails with clang's messages when the harness does not build
 require_harness() {
 	command -v clang >/dev/null || skip "clang is not installed (Debian package clang)"
+	[ -x "$BATS_FILE_TMPDIR/probe" ] ||
+		skip "clang has no libFuzzer runtime: $(grep -m 1 -i error "$BATS_FILE_TMPDIR/probe.log")"
 	HARNESS=$BATS_FILE_TMPDIR/$1
-	[ -x "$HARNESS" ] || skip "clang cannot build a libFuzzer harness: $(head -n 1 "$BATS_FILE_TMPDIR/clang.log")"
+	if [ ! -x "$HARNESS" ]; then
+		cat "$BATS_FILE_TMPDIR/clang-$1.log" >&2
+		fail "clang cannot build tests/fuzz/$1.c with libcommon (messages above)"
+	fi
 }
 
 # corpus_runs_clean CORPUS: each input of the seed corpus once, under ASan, UBSan and LSan
