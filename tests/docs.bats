@@ -738,6 +738,8 @@ cpuset_owners() {
 	assert_output "$(printf '%s\n' p99 p999)"
 	bash_complete 'rm-bench compare --ignore=cpu'
 	assert_output "$(printf '%s\n' cpu cpus)"
+	bash_complete 'rm-bench compare --al'
+	assert_output --allow-missing
 	bash_complete 'rm-bench jitter -o dma'
 	assert_output dma_latency_us
 	bash_complete 'rm-bench -o gov'
@@ -957,13 +959,15 @@ devices_tree() {
 
 @test "zsh completion: rm-bench commands, kernels, page sizes, metrics and fields" {
 	zsh_capture 'rm-bench ' 'rm-bench mem --op ' 'rm-bench lat --pages ' 'rm-bench mem -o be' \
-		'rm-bench compare --metric p' 'rm-bench jitter --d' 'rm-bench mem --neighbour --sto'
+		'rm-bench compare --metric p' 'rm-bench jitter --d' 'rm-bench mem --neighbour --sto' \
+		'rm-bench compare --al'
 	local all=$output
 	assert_equal "$(offered "$all" 'rm-bench ')" "$(commands rm-bench | LC_ALL=C sort)"
 	assert_equal "$(offered "$all" 'rm-bench mem --op ')" "$(printf '%s\n' add copy scale triad)"
 	assert_equal "$(offered "$all" 'rm-bench lat --pages ')" "$(printf '%s\n' 1G 2M 4K)"
 	assert_equal "$(offered "$all" 'rm-bench mem -o be')" "$(printf '%s\n' bench best)"
 	assert_equal "$(offered "$all" 'rm-bench compare --metric p')" "$(printf '%s\n' p99 p999)"
+	assert_equal "$(offered "$all" 'rm-bench compare --al')" --allow-missing
 	assert_equal "$(offered "$all" 'rm-bench jitter --d')" "$(printf '%s\n' --dma-latency --duration)"
 	# --neighbour[=SET]: the next word is not its value
 	assert_equal "$(offered "$all" 'rm-bench mem --neighbour --sto')" --stores

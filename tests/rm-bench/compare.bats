@@ -87,9 +87,10 @@ with_value() {
 @test "compare: matched by name and parameters: missing, added, --ignore" {
 	# the triad on other CPUs is another measurement
 	sed -E '/op=triad/ s/ cpus=0-1 / cpus=2-3 /' base.rec >new.rec
-	run -0 rm-bench compare base.rec new.rec -o change,params,verdict
+	run -1 --separate-stderr rm-bench compare base.rec new.rec -o change,params,verdict
 	assert_line --index 1 'change=mem params="op=triad cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt" verdict=missing'
 	assert_line --index 4 'change=mem params="op=triad cpus=2-3 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt" verdict=added'
+	assert_equal "$stderr" "rm-bench: 1 of 4 measurements of 'base.rec' missing from 'new.rec' (--allow-missing accepts that)"
 	run -0 rm-bench compare --ignore cpus base.rec new.rec -o change,verdict
 	assert_output "$(printf 'change=%s verdict=same\n' mem mem lat jitter)"
 	# results and observations are not parameters: other runs, CPUs seen, loads
@@ -106,7 +107,7 @@ with_value() {
 	assert_line --index 1 'params="op=triad cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt" verdict=same'
 	# with a noisy neighbour it is another measurement
 	sed -E '/op=triad/ s/ stores=nt / stores=nt neighbour=2-3 neighbour_rate=30.00 /' base.rec >new.rec
-	run -0 rm-bench compare base.rec new.rec -o params,verdict
+	run -0 rm-bench compare --allow-missing base.rec new.rec -o params,verdict
 	assert_line 'params="op=triad cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt" verdict=missing'
 	assert_line 'params="op=triad cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt neighbour=2-3" verdict=added'
 }
@@ -197,4 +198,143 @@ with_value() {
 	printf '[] x' >bad.json
 	usage_error "bad.json: line 1, column 4: text after the document" rm-bench compare \
 		bad.json base.rec
+}
+
+@test "compare: an unknown --metric is exit 2, naming it and the known ones" {
+	run -2 --separate-stderr rm-bench compare --metric best,bset base.rec base.rec
+	assert_equal "$output" ""
+	assert_equal "$stderr" "rm-bench compare: --metric: unknown metric: 'bset' (known: avg, best, max, mbm_local, mbm_total, median, min, neighbour_rate, p99, p999, spread)"
+	# a result field that is no figure is no metric either
+	run -2 --separate-stderr rm-bench compare --metric unit base.rec base.rec
+	[[ $stderr == "rm-bench compare: --metric: unknown metric: 'unit' (known: avg, best, "* ]]
+	# the known ones are the number fields of the measurements, as the completions offer them
+	local known
+	known=$(for c in mem lat c2c jitter; do rm-bench "$c" --list-columns --raw; done |
+		awk '$2 == "number" { print $1 }' | LC_ALL=C sort -u | paste -sd, - | sed 's/,/, /g')
+	run -2 --separate-stderr rm-bench compare --metric nope base.rec base.rec
+	assert_equal "$stderr" "rm-bench compare: --metric: unknown metric: 'nope' (known: $known)"
+	# and the man page lists the same
+	run -0 bash -c "sed -n '/^The metrics are the number fields/,/^another name/p' \
+		'$RM_SRCDIR/man/rm-bench.1' | grep '^\.R\?BR\? ' |
+		sed -E 's/^\.R?BR? (\( )?([a-z0-9_]+).*/\2/' | paste -sd, - | sed 's/,/, /g'"
+	assert_output "$known"
+}
+
+# bad_file NAME MESSAGE: NAME as BASE and as NEW is exit 2 with one line, "rm-bench: NAME: MESSAGE"
+bad_file() {
+	run -2 --separate-stderr rm-bench compare "$1" base.rec
+	assert_equal "$output" ""
+	assert_equal "$stderr" "rm-bench: $1: $2"
+	run -2 --separate-stderr rm-bench compare base.rec "$1"
+	assert_equal "$output" ""
+	assert_equal "$stderr" "rm-bench: $1: $2"
+}
+
+@test "compare: a file without measurements is exit 2, never a pass" {
+	: >empty.rec
+	bad_file empty.rec "empty, no measurements"
+	printf '  \n\t\r\n\n' >blank.rec
+	bad_file blank.rec "only white space, no measurements"
+	printf '[]\n' >array.json
+	bad_file array.json "no records in the JSON document"
+	printf '{}' >object.json
+	bad_file object.json "no records in the JSON document"
+	printf '{"mem": [], "lat": []}\n' >lists.json
+	bad_file lists.json "no records in the JSON document"
+	printf '# rm-bench mem\n# nothing ran\n' >comments.rec
+	bad_file comments.rec "no records, only comments"
+	# records, but no measurement among them
+	grep '^machine=' base.rec >machine.rec
+	bad_file machine.rec "no measurements (bench records)"
+	printf '{"machine": [{"machine": "ci"}], "histogram": [{"bucket": 2, "count": 1}]}' \
+		>machine.json
+	bad_file machine.json "no measurements (bench records)"
+	# standard input is named as -
+	run -2 --separate-stderr bash -c 'rm-bench compare base.rec - </dev/null'
+	assert_equal "$stderr" "rm-bench: -: empty, no measurements"
+}
+
+@test "compare: a NUL byte or an unparsable line is exit 2, naming the file and the place" {
+	printf 'bench=mem op=copy\0 best=1\n' >nul.rec
+	bad_file nul.rec "line 1, column 18: NUL byte in input"
+	head -n 2 base.rec >nul2.rec
+	printf 'bench=lat\0\n' >>nul2.rec
+	bad_file nul2.rec "line 3, column 10: NUL byte in input"
+	{ cat base.rec; printf '\0'; } >nul3.rec
+	bad_file nul3.rec "line 6, column 1: NUL byte in input"
+	printf '{"mem": [{"bench": "mem", "best": 1}]}\0' >nul.json
+	bad_file nul.json "line 1, column 39: NUL byte in input"
+	{ head -n 2 base.rec; printf 'bench=mem op=copy best\n'; } >junk.rec
+	bad_file junk.rec "line 3, column 23: expected '=' after key 'best'"
+	printf 'hello world\n' >text.rec
+	bad_file text.rec "line 1, column 6: expected '=' after key 'hello'"
+}
+
+@test "compare: measurements of BASE missing from NEW are regressions unless --allow-missing" {
+	grep -v -e 'op=copy' -e 'bench=lat' base.rec >new.rec
+	run -1 --separate-stderr rm-bench compare base.rec new.rec -o change,params,verdict
+	assert_output "$(printf '%s\n' \
+		'change=mem params="op=copy cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt" verdict=missing' \
+		'change=mem params="op=triad cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt" verdict=same' \
+		'change=lat params="size=16KiB pages=4KiB cpu=0 mem_node=0" verdict=missing' \
+		'change=jitter params="cpu=1 shared=no interval_us=1000 policy=fifo priority=99" verdict=same')"
+	assert_equal "$stderr" "rm-bench: 2 of 4 measurements of 'base.rec' missing from 'new.rec' (--allow-missing accepts that)"
+	# JSON says the same
+	run -1 --separate-stderr rm-bench compare base.rec new.rec -J
+	run -0 json_eval '[c["verdict"] for c in d["changes"]]'
+	assert_output "$(printf '%s\n' missing same missing same)"
+	# accepted: still reported, exit 0, nothing said
+	run -0 --separate-stderr rm-bench compare --allow-missing base.rec new.rec -o change,verdict
+	assert_output "$(printf '%s\n' 'change=mem verdict=missing' 'change=mem verdict=same' \
+		'change=lat verdict=missing' 'change=jitter verdict=same')"
+	assert_equal "$stderr" ""
+	# --allow-missing lets no real regression through
+	with_value 'op=triad' best 18.40 | grep -v 'op=copy' >new.rec
+	run -1 --separate-stderr rm-bench compare --allow-missing base.rec new.rec -o change,verdict
+	assert_line --index 1 'change=mem verdict=regressed'
+	assert_equal "$stderr" "rm-bench: 1 of 3 measurements regressed (worse by more than 5% and their runs' spread)"
+	# measurements added in NEW are no regression
+	{ cat base.rec; sed -n 's/op=copy/op=add/p' base.rec; } >new.rec
+	run -0 rm-bench compare base.rec new.rec -o change,verdict
+	assert_line --index 4 'change=mem verdict=added'
+}
+
+@test "compare: status=failed in either file is a regression unless --allow-missing" {
+	# failed in NEW
+	sed -E '/bench=lat/ s/status=ok reason=-/status=failed reason="cannot map memory"/' \
+		base.rec >failed.rec
+	run -1 --separate-stderr rm-bench compare base.rec failed.rec -o change,metric,verdict
+	assert_output "$(printf '%s\n' 'change=mem metric=best verdict=same' \
+		'change=mem metric=best verdict=same' 'change=lat metric=- verdict=failed' \
+		'change=jitter metric=p99 verdict=same')"
+	assert_equal "$stderr" "rm-bench: 1 measurement failed, status=failed (--allow-missing accepts that)"
+	# two of them
+	sed -E '/bench=jitter/ s/$/ status=failed/' failed.rec >failed2.rec
+	run -1 --separate-stderr rm-bench compare base.rec failed2.rec -o verdict
+	assert_output "$(printf 'verdict=%s\n' same same failed failed)"
+	assert_equal "$stderr" "rm-bench: 2 measurements failed, status=failed (--allow-missing accepts that)"
+	# failed in BASE
+	run -1 --separate-stderr rm-bench compare failed.rec base.rec -o change,verdict
+	assert_line --index 2 'change=lat verdict=failed'
+	assert_equal "$stderr" "rm-bench: 1 measurement failed, status=failed (--allow-missing accepts that)"
+	# a failed measurement only NEW has
+	{ cat base.rec; sed -n '/op=copy/ { s/op=copy/op=add/; s/status=ok/status=failed/; p }' \
+		base.rec; } >new.rec
+	run -1 --separate-stderr rm-bench compare base.rec new.rec -o change,params,verdict
+	assert_line --index 4 'change=mem params="op=add cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt" verdict=failed'
+	# accepted: reported, exit 0
+	run -0 --separate-stderr rm-bench compare --allow-missing base.rec failed.rec -o verdict
+	assert_line --index 2 'verdict=failed'
+	assert_equal "$stderr" ""
+	# missing and failed at once: both said, one line each
+	grep -v 'op=copy' failed.rec >new.rec
+	run -1 --separate-stderr rm-bench compare base.rec new.rec -o verdict
+	assert_output "$(printf 'verdict=%s\n' missing same failed same)"
+	assert_equal "$stderr" "$(printf '%s\n' \
+		"rm-bench: 1 of 4 measurements of 'base.rec' missing from 'new.rec' (--allow-missing accepts that)" \
+		"rm-bench: 1 measurement failed, status=failed (--allow-missing accepts that)")"
+	# skipped is not failed: reported, exit 0
+	sed -E '/bench=lat/ s/status=ok reason=-/status=skipped reason="no pages"/' base.rec >new.rec
+	run -0 rm-bench compare base.rec new.rec -o verdict
+	assert_line --index 2 'verdict=skipped'
 }

@@ -29,7 +29,7 @@ static const struct rm_column change_cols[] = {
 	[X_THRESHOLD] = { "threshold", RM_COL_FLOAT, "--threshold, in percent" },
 	[X_NOISE] = { "noise", RM_COL_FLOAT, "the larger spread of the two, in percent" },
 	[X_VERDICT] = { "verdict", RM_COL_STRING,
-			"regressed, improved, same, noise, skipped, missing or added" },
+			"regressed, improved, same, noise, skipped, failed, missing or added" },
 };
 
 /* Fields that hold results or how they were obtained; the others name the measurement. */
@@ -59,6 +59,7 @@ struct compare_args {
 	double threshold;
 	char *metrics;   /* comma list, or NULL */
 	char *ignore;    /* comma list, or NULL */
+	bool allow_missing; /* missing and failed measurements are no regressions */
 	const struct rm_common *common; /* --list-columns needs no files */
 };
 
@@ -74,6 +75,62 @@ static bool in_list(const char *list, const char *name)
 		p += l + (p[l] == ',');
 	}
 	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The figures --metric may name: the number fields of the measurements' records. */
+static const struct {
+	const struct rm_column *cols;
+	const size_t *ncols;
+} measurements[] = {
+	{ mem_cols, &mem_ncols }, { lat_cols, &lat_ncols }, { c2c_cols, &c2c_ncols },
+	{ jitter_cols, &jitter_ncols },
+};
+
+static bool known_metric(const char *name, size_t len)
+{
+	for (size_t m = 0; m < ARRAY_SIZE(measurements); m++)
+		for (size_t i = 0; i < *measurements[m].ncols; i++) {
+			const struct rm_column *c = &measurements[m].cols[i];
+
+			if (c->type == RM_COL_FLOAT && strlen(c->name) == len &&
+			    !strncmp(c->name, name, len))
+				return true;
+		}
+	return false;
+}
+
+/* The figures --metric takes, sorted, ", " between them; allocated. */
+static char *known_metrics(void)
+{
+	const char **names = NULL;
+	size_t n = 0;
+	char *list = NULL, *t;
+
+	for (size_t m = 0; m < ARRAY_SIZE(measurements); m++)
+		for (size_t i = 0; i < *measurements[m].ncols; i++) {
+			const struct rm_column *c = &measurements[m].cols[i];
+			bool seen = false;
+
+			for (size_t k = 0; k < n && !seen; k++)
+				seen = !strcmp(names[k], c->name);
+			if (c->type != RM_COL_FLOAT || seen)
+				continue;
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = c->name;
+		}
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t k = 0; k < n; k++) {
+		t = xasprintf("%s%s%s", list ? list : "", list ? ", " : "", names[k]);
+		free(list);
+		list = t;
+	}
+	free(names);
+	return list;
 }
 
 static bool is_result_field(const char *key)
@@ -98,11 +155,6 @@ static char *normalize(const char *v)
 		return xasprintf("%llu", (unsigned long long)bytes);
 	free(msg);
 	return xstrdup(v);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static void make_key(struct result *res, const char *ignore)
@@ -186,21 +238,56 @@ static char *slurp(const char *file, size_t *len)
 	return buf;
 }
 
+static void free_results(struct results *rs);
+
+/* FILE is not a result file: WHAT says why; exits 2. */
+__attribute__((noreturn)) static void bad_input(const char *file, const char *what)
+{
+	rm_warnx("%s: %s", file, what);
+	exit(RM_EXIT_USAGE);
+}
+
 static void read_results(struct results *rs, const char *ignore)
 {
 	size_t len, nrecs = 0;
 	char *text = slurp(rs->file, &len), *msg = NULL;
 	struct rm_record *recs = NULL;
-	const char *p = text;
+	const char *p = text, *nul;
 
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+	/* A CI gate fails closed: a file that holds no measurement is an error, never a pass. */
+	if (!len) {
+		free(text);
+		bad_input(rs->file, "empty, no measurements");
+	}
+	while (p < text + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
 		p++;
+	if (p == text + len) {
+		free(text);
+		bad_input(rs->file, "only white space, no measurements");
+	}
+	if ((nul = memchr(text, '\0', len))) {
+		unsigned line = 1;
+		const char *bol = text;
+
+		for (const char *q = text; q < nul; q++)
+			if (*q == '\n')
+				line++, bol = q + 1;
+		rm_warnx("%s: line %u, column %zu: NUL byte in input", rs->file, line,
+			 (size_t)(nul - bol) + 1);
+		free(text);
+		exit(RM_EXIT_USAGE);
+	}
 	if (*p == '{' || *p == '[') {
 		if (json_read_records(text, len, &recs, &nrecs, &msg) < 0) {
 			free(text);
 			rm_warnx("%s: %s", rs->file, msg);
 			free(msg);
 			exit(RM_EXIT_USAGE);
+		}
+		if (!nrecs) {
+			free(text);
+			free(recs);
+			bad_input(rs->file, "no records in the JSON document");
 		}
 	} else {
 		FILE *f = fmemopen(text, len ? len : 1, "r");
@@ -226,6 +313,8 @@ static void read_results(struct results *rs, const char *ignore)
 		}
 	}
 	free(text);
+	if (!nrecs)
+		bad_input(rs->file, "no records, only comments");
 	for (size_t i = 0; i < nrecs; i++) {
 		const char *kind = rm_record_kind(&recs[i]);
 		bool dup = false;
@@ -255,6 +344,10 @@ static void read_results(struct results *rs, const char *ignore)
 		rs->n++;
 	}
 	free(recs);
+	if (!rs->n) {
+		free_results(rs);
+		bad_input(rs->file, "no measurements (bench records)");
+	}
 }
 
 static void free_results(struct results *rs)
@@ -297,6 +390,13 @@ static double spread_of(const struct results *rs, const struct rm_record *rec)
 	    number_field(rs, rec, "max", &hi) && mid > 0)
 		return (hi - lo) / mid * 100;
 	return 0;
+}
+
+static bool failed(const struct rm_record *rec)
+{
+	const char *s = rm_record_get(rec, "status");
+
+	return s && !strcmp(s, "failed");
 }
 
 static bool skipped(const struct rm_record *rec)
@@ -384,7 +484,7 @@ static void check_machines(const struct results *base, const struct results *new
 	}
 }
 
-enum { OPT_THRESHOLD = 0x200, OPT_METRIC, OPT_IGNORE };
+enum { OPT_THRESHOLD = 0x200, OPT_METRIC, OPT_IGNORE, OPT_ALLOW_MISSING };
 
 static const struct argp_option compare_options[] = {
 	{ "threshold", OPT_THRESHOLD, "PCT", 0,
@@ -393,6 +493,8 @@ static const struct argp_option compare_options[] = {
 	  "the fields to compare (default: best, or p99 for jitter)", 0 },
 	{ "ignore", OPT_IGNORE, "LIST", 0,
 	  "parameter fields that need not match (such as cpus)", 0 },
+	{ "allow-missing", OPT_ALLOW_MISSING, NULL, 0,
+	  "measurements missing from NEW or with status=failed are not regressions", 0 },
 	{ 0 }
 };
 
@@ -411,10 +513,26 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 		if (!*arg || *arg == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,"))
 			argp_error(state, "%s: invalid list: '%s'",
 				   key == OPT_METRIC ? "--metric" : "--ignore", arg);
-		if (key == OPT_METRIC)
+		if (key == OPT_METRIC) {
+			for (const char *p = arg; *p;) {
+				size_t l = strcspn(p, ",");
+
+				if (!known_metric(p, l)) {
+					char *known = known_metrics();
+
+					argp_error(state, "--metric: unknown metric: '%.*s' (known: %s)",
+						   (int)l, p, known);
+					free(known);
+				}
+				p += l + (p[l] == ',');
+			}
 			a->metrics = arg;
-		else
+		} else {
 			a->ignore = arg;
+		}
+		break;
+	case OPT_ALLOW_MISSING:
+		a->allow_missing = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (a->nfiles == 2)
@@ -441,12 +559,13 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 		"measurements are matched by name and parameters, and each change is reported "
 		"with its size. A change is a regression when it is worse by more than the "
 		"threshold and by more than either run's own spread. Exit status 1 when a "
-		"measurement regressed.",
+		"measurement regressed, failed (status=failed) or is missing from NEW; 2 when "
+		"a file holds no measurements or is not records or JSON.",
 		NULL, NULL, NULL
 	};
 	struct compare_args a = { .threshold = 5, .common = c };
 	struct results base = { 0 }, new = { 0 };
-	size_t regressed = 0, compared = 0;
+	size_t regressed = 0, compared = 0, missing = 0, nfailed = 0;
 	struct rm_out *out;
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_INPUT);
@@ -470,10 +589,17 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 		if (!n) {
 			change_record(out, b, NULL, rm_record_get(&b->rec, "unit"), "missing");
 			rm_out_end(out);
+			missing++;
 			continue;
 		}
 		n->matched = true;
 		compared++;
+		if (failed(&b->rec) || failed(&n->rec)) {
+			change_record(out, n, NULL, rm_record_get(&n->rec, "unit"), "failed");
+			rm_out_end(out);
+			nfailed++;
+			continue;
+		}
 		if (skipped(&b->rec) || skipped(&n->rec)) {
 			change_record(out, n, NULL, rm_record_get(&n->rec, "unit"), "skipped");
 			rm_out_end(out);
@@ -525,18 +651,27 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 	}
 	for (size_t k = 0; k < new.n; k++)
 		if (!new.r[k].matched) {
+			bool f = failed(&new.r[k].rec);
+
 			change_record(out, &new.r[k], NULL, rm_record_get(&new.r[k].rec, "unit"),
-				      "added");
+				      f ? "failed" : "added");
 			rm_out_end(out);
+			nfailed += f;
 		}
 	rm_out_close(out);
 	rm_out_flush();
-	if (!base.n && !new.n)
-		rm_warnx("no measurements in '%s' and '%s'", base.file, new.file);
 	if (regressed)
 		rm_warnx("%zu of %zu measurements regressed (worse by more than %g%% and their "
 		      "runs' spread)", regressed, compared, a.threshold);
+	if (missing && !a.allow_missing)
+		rm_warnx("%zu of %zu measurements of '%s' missing from '%s' (--allow-missing "
+			 "accepts that)", missing, base.n, base.file, new.file);
+	if (nfailed && !a.allow_missing)
+		rm_warnx("%zu measurement%s failed, status=failed (--allow-missing accepts that)",
+			 nfailed, nfailed == 1 ? "" : "s");
 	free_results(&base);
 	free_results(&new);
+	if (!a.allow_missing)
+		regressed += missing + nfailed;
 	return regressed ? RM_EXIT_FAILURE : RM_EXIT_SUCCESS;
 }
