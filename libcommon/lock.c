@@ -105,32 +105,44 @@ static char *holder_text(int fd)
  * Lock FD, waiting up to rm_lock_wait() seconds. The wait polls with LOCK_NB (every 1 ms at
  * first, then at most every 20 ms): a blocking flock() cannot be given a timeout without a
  * signal, and a signal handler would be taken from the tool for the time of the wait.
+ * The holder is looked up every 100 ms; one that has held the lock for RM_LOCK_NOTICE_AFTER is
+ * named once. Commands that run side by side hold it in turns, briefly, and are not named.
  */
 static int lock_wait(int fd, int op, const char *path)
 {
-	double wait = rm_lock_wait(), start, waited;
+	double wait = rm_lock_wait(), start, t, since, looked = -1;
 	bool told = false;
 	long step = 1000000; /* ns */
+	int holder = -1;
 
 	if (flock(fd, op | LOCK_NB) == 0)
 		return 0;
 	if (errno != EWOULDBLOCK)
 		return -1;
-	start = now();
+	start = since = now();
 	for (;;) {
-		waited = now() - start;
-		if (waited >= wait) {
+		t = now();
+		if (t - start >= wait) {
 			char *who = holder_text(fd);
 
 			rm_errx(RM_EXIT_NORESOURCE, "lock still held by %s after %g s: '%s'", who,
 				wait, path);
 		}
-		if (!told && waited >= RM_LOCK_NOTICE_AFTER) {
-			char *who = holder_text(fd);
+		if (!told && t - looked >= 0.1) {
+			int pid = rm_lock_holder(fd);
 
-			rm_warnx("waiting up to %g s for the lock held by %s: '%s'", wait, who, path);
-			free(who);
-			told = true;
+			looked = t;
+			if (pid != holder) {
+				holder = pid;
+				since = t;
+			} else if (t - since >= RM_LOCK_NOTICE_AFTER) {
+				char *who = holder_text(fd);
+
+				rm_warnx("waiting up to %g s for the lock held by %s: '%s'", wait, who,
+					 path);
+				free(who);
+				told = true;
+			}
 		}
 		nanosleep(&(struct timespec){ 0, step }, NULL);
 		if (step < 20000000)

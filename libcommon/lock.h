@@ -10,8 +10,8 @@
 #define RM_LOCK_WAIT_DEFAULT 30.0
 /* The longest wait accepted: a day. */
 #define RM_LOCK_WAIT_MAX 86400.0
-/* A waiting command says which process holds the lock once it has waited this long, so that
- * the short waits of commands running side by side stay quiet. */
+/* A waiting command says which process holds the lock once that one process has held it this
+ * long, so that the short turns of commands running side by side stay quiet. */
 #define RM_LOCK_NOTICE_AFTER 2.0
 
 /* Parse SECONDS (a decimal number from 0 to RM_LOCK_WAIT_MAX): 0, or -1. */
@@ -29,7 +29,8 @@ double rm_lock_wait(void);
  * regular file owned by us with one link; a symlink, a FIFO, a device or a file of another user
  * is refused, never waited on, and a mode other than 0600 is set back to 0600.
  * When another process holds the lock, waits up to rm_lock_wait() seconds (saying once which
- * process holds it after RM_LOCK_NOTICE_AFTER); still held then, it exits RM_EXIT_NORESOURCE
+ * process holds it when one has held it for RM_LOCK_NOTICE_AFTER); still held then, it exits
+ * RM_EXIT_NORESOURCE
  * with "lock still held by pid N after S s: 'PATH'".
  * Returns the locked descriptor (close it to unlock), or -1 with errno and *ERRMSG allocated
  * (errno ENOENT when the file is missing and CREATE is false).
