@@ -90,7 +90,7 @@ int rm_atomic_open(struct rm_atomic *a, const char *path, mode_t mode, char **er
 		saved = dfd < 0 ? errno : EISDIR;
 		link = (saved == ELOOP || saved == ENOTDIR) && lstat(dir, &st) == 0 &&
 		       S_ISLNK(st.st_mode);
-		*errmsg = xasprintf("cannot write '%s': %s", path,
+		*errmsg = xasprintf("cannot create a file next to '%s': %s", path,
 				    link ? "its directory is a symlink" : strerror(saved));
 		if (dfd >= 0)
 			close(dfd);

@@ -429,7 +429,7 @@ refused() {
 	# a symlinked directory is refused
 	ln -s "$d" "$BATS_TEST_TMPDIR/linkdir"
 	run -1 "$ts" replace "$BATS_TEST_TMPDIR/linkdir/target" other
-	assert_output "test-state: cannot write '$BATS_TEST_TMPDIR/linkdir/target': its directory is a symlink"
+	assert_output "test-state: cannot create a file next to '$BATS_TEST_TMPDIR/linkdir/target': its directory is a symlink"
 	run -0 cat "$d/target"
 	assert_output new
 }
