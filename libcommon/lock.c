@@ -185,7 +185,9 @@ int rm_lock_at(int dirfd, const char *name, const char *path, int op, bool creat
 		*errmsg = xasprintf(st.st_uid != geteuid() ? "lock file belongs to another user: '%s'"
 							   : "lock file has other links: '%s'",
 				    path);
-		errno = EPERM;
+		/* another user's lock, opened to read (a 0644 one of an earlier rmtools): not ours
+		 * to hold, as if it could not be opened */
+		errno = st.st_uid != geteuid() && !create ? EACCES : EPERM;
 		goto fail;
 	}
 	if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0) {

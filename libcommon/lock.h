@@ -33,7 +33,8 @@ double rm_lock_wait(void);
  * RM_EXIT_NORESOURCE
  * with "lock still held by pid N after S s: 'PATH'".
  * Returns the locked descriptor (close it to unlock), or -1 with errno and *ERRMSG allocated
- * (errno ENOENT when the file is missing and CREATE is false).
+ * (errno ENOENT when the file is missing and CREATE is false; EACCES when it may not be opened,
+ * or is another user's and CREATE is false).
  */
 int rm_lock_at(int dirfd, const char *name, const char *path, int op, bool create,
 	       char **errmsg);

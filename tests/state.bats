@@ -155,8 +155,13 @@ public_state_dir() {
 	# and reads the state without it
 	run -0 runuser -u nobody -- env RM_STATE_DIR="$RM_STATE_DIR" "$ts" demo list
 	assert_output 'owner=web'
-	# a lock file of a wider mode (an earlier rmtools made them 0644) is narrowed
+	# a lock file of a wider mode (an earlier rmtools made them 0644) is not held by others, and
+	# is narrowed by its owner
 	chmod 0644 "$RM_STATE_DIR/demo.lock"
+	run -0 runuser -u nobody -- env RM_STATE_DIR="$RM_STATE_DIR" "$ts" demo list
+	assert_output 'owner=web'
+	run -0 stat -c %a "$RM_STATE_DIR/demo.lock"
+	assert_output 644
 	run -0 "$ts" demo add owner db
 	run -0 stat -c %a "$RM_STATE_DIR/demo.lock"
 	assert_output 600
