@@ -275,6 +275,14 @@ public_state_dir() {
 	run -3 timeout 20 rm-hugepages --wait 1 overcommit 2M +0
 	assert_output "rm-hugepages: lock still held by pid $holder after 1 s: '/run/rmtools/hugepages.lock'"
 	[ "$SECONDS" -lt 5 ]
+	kill "$holder"
+	wait "$holder" || true
+	# a FIFO at the lock path is refused at once, and left for the admin to see
+	rm /run/rmtools/hugepages.lock
+	mkfifo -m 0600 /run/rmtools/hugepages.lock
+	run -1 timeout 10 rm-hugepages overcommit 2M +0
+	assert_output "rm-hugepages: lock file is not a regular file: '/run/rmtools/hugepages.lock'"
+	rm /run/rmtools/hugepages.lock
 }
 
 # ---- the state's directory ----
