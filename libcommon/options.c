@@ -11,6 +11,7 @@
 
 #include "closestream.h"
 #include "exitcodes.h"
+#include "lock.h"
 #include "options.h"
 #include "xalloc.h"
 
@@ -19,6 +20,7 @@ enum {
 	OPT_BYTES,
 	OPT_SYSROOT,
 	OPT_TOPOLOGY,
+	OPT_WAIT,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -115,6 +117,31 @@ static const struct argp_option input_options[] = {
 
 const struct argp rm_input_argp = { input_options, input_parse, NULL, NULL, NULL, NULL, NULL };
 
+static error_t lock_parse(int key, char *arg, struct argp_state *state)
+{
+	double seconds;
+
+	if (key != OPT_WAIT)
+		return ARGP_ERR_UNKNOWN;
+	if (rm_lock_parse_wait(arg, &seconds) < 0)
+		argp_error(state, "invalid --wait: '%s' (seconds, from 0 to %.0f)", arg,
+			   RM_LOCK_WAIT_MAX);
+	rm_lock_set_wait(seconds);
+	return 0;
+}
+
+static const struct argp_option lock_options[] = {
+	{ NULL, 0, NULL, 0, "Locks:", 65 },
+	{ "wait", OPT_WAIT, "SECONDS", 0,
+	  "wait at most SECONDS for a lock another command holds (default 30)", 65 },
+	{ 0 }
+};
+
+const struct argp rm_lock_argp = { lock_options, lock_parse, NULL, NULL, NULL, NULL, NULL };
+
+/* Whether the tool running takes locks (struct rm_tool's locks): its commands take --wait. */
+static bool tool_locks;
+
 /* Fill C from the environment (RM_SYSROOT, RM_TOPOLOGY) before parsing options. */
 static void common_init(struct rm_common *c)
 {
@@ -190,6 +217,7 @@ static error_t wrapper_parse(int key, char *arg, struct argp_state *state)
 		state->child_inputs[0] = p->tool_input;
 		state->child_inputs[1] = p->common;
 		state->child_inputs[2] = p->common;
+		state->child_inputs[3] = p->common;
 		break;
 	case ARGP_KEY_ARG:
 		if (!p->in_order)
@@ -207,19 +235,15 @@ static error_t wrapper_parse(int key, char *arg, struct argp_state *state)
 static int parse_wrapped(const struct argp *argp, int argc, char **argv, struct rm_common *c,
 			 void *input, bool in_order, unsigned flags)
 {
-	struct argp_child children[] = {
-		{ argp, 0, NULL, 0 },
-		{ &rm_input_argp, 0, NULL, 0 },
-		{ &rm_output_argp, 0, NULL, 0 },
-		{ 0 },
-	};
+	struct argp_child children[5] = { { argp, 0, NULL, 0 } };
+	size_t k = 1;
 
-	if (flags & RM_PARSE_NO_OUTPUT)
-		children[2].argp = NULL;
-	if (flags & RM_PARSE_NO_INPUT) { /* keep the list terminated where the output child was */
-		children[1] = children[2];
-		children[2].argp = NULL;
-	}
+	if (!(flags & RM_PARSE_NO_INPUT))
+		children[k++] = (struct argp_child){ &rm_input_argp, 0, NULL, 0 };
+	if (!(flags & RM_PARSE_NO_OUTPUT))
+		children[k++] = (struct argp_child){ &rm_output_argp, 0, NULL, 0 };
+	if (tool_locks)
+		children[k++] = (struct argp_child){ &rm_lock_argp, 0, NULL, 0 };
 	/* usage and doc come from the child: argp prints every argp's own */
 	struct argp wrapper = { NULL, wrapper_parse, NULL, NULL, children, NULL, NULL };
 	struct parse_input p = { input, c, argc, in_order };
@@ -343,7 +367,10 @@ int rm_tool_main(const struct rm_tool *tool, int argc, char **argv)
 
 	tool_init();
 	common_init(&common);
+	tool_locks = tool->locks;
 	cmd = parse_global(&argp, argc, argv, &common, &input);
+	if (tool_locks)
+		rm_lock_wait(); /* an invalid RM_LOCK_WAIT exits 2 before the command starts */
 	if (cmd < argc)
 		return run_command(tool, argc - cmd, argv + cmd, &common);
 

@@ -23,6 +23,8 @@ struct rm_common {
  * (-J -t -r -n -o --list-columns --bytes) and input (--sysroot --topology). */
 extern const struct argp rm_output_argp;
 extern const struct argp rm_input_argp;
+/* --wait SECONDS (lock.h), for the tools that take locks (struct rm_tool's locks). */
+extern const struct argp rm_lock_argp;
 
 /*
  * A command of a tool: NAME, the function that runs it (argc/argv start at the command name),
@@ -49,6 +51,7 @@ struct rm_tool {
 	const char *const *default_args;   /* NULL-terminated: run when no command is given */
 	const struct argp_option *options; /* the tool's own global options, or NULL */
 	argp_parser_t parse;               /* their parser; its input is the struct rm_common */
+	bool locks;                        /* takes locks: --wait, globally and in every command */
 };
 
 /*

@@ -16,6 +16,10 @@
 
 #include <zlib.h>
 
+#include "atomicfile.h"
+#include "lock.h"
+#include "msg.h"
+#include "owner.h"
 #include "state.h"
 #include "xalloc.h"
 
@@ -23,49 +27,59 @@ const char *rm_state_dir(void)
 {
 	const char *d = getenv("RM_STATE_DIR");
 
-	return d && *d ? d : RM_STATE_DIR_DEFAULT;
+	if (!d)
+		return RM_STATE_DIR_DEFAULT;
+	/* a relative directory would depend on where the command runs; an empty one is a mistake,
+	 * not a request for the default */
+	if (*d != '/')
+		rm_usage_errx("RM_STATE_DIR must be an absolute directory: '%s'", d);
+	return d;
 }
 
-bool rm_name_valid(const char *name)
+/* Open the state directory into ST->dirfd. It must be ours to trust: a real directory, owned by
+ * root or by us, and not writable by group or others (it decides who gets which CPUs). */
+static int open_dir(struct rm_state *st, char **errmsg)
 {
-	size_t n = strlen(name);
+	struct stat sb;
 
-	if (n == 0 || n > 64 || !isalnum((unsigned char)name[0]))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!isalnum((unsigned char)name[i]) && !strchr("_.-", name[i]))
-			return false;
-	return true;
-}
-
-/* The directory must be ours to trust: a real directory, owned by root or by us, and not
- * writable by group or others (it decides who gets which CPUs). */
-static int check_dir(const char *dir, enum rm_state_mode mode, char **errmsg)
-{
-	struct stat st;
-
-	if (lstat(dir, &st) < 0) {
-		if (errno != ENOENT || mode == RM_STATE_READ)
-			goto sys;
+	st->dirfd = open(st->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (st->dirfd < 0 && errno == ENOENT && st->mode == RM_STATE_WRITE) {
 		/* the parent is the admin's; we only create the last component */
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		if (mkdir(st->dir, 0755) < 0 && errno != EEXIST)
 			goto sys;
-		if (lstat(dir, &st) < 0)
-			goto sys;
+		st->dirfd = open(st->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		*errmsg = xasprintf("state directory is not a directory: '%s'", dir);
-		return -1;
+	if (st->dirfd < 0) {
+		if (errno == ELOOP || errno == ENOTDIR) {
+			*errmsg = xasprintf("state directory is not a directory: '%s'", st->dir);
+			return -1;
+		}
+		goto sys;
 	}
-	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+	if (fstat(st->dirfd, &sb) < 0)
+		goto sys;
+	if ((sb.st_uid != 0 && sb.st_uid != geteuid()) || (sb.st_mode & 022)) {
 		*errmsg = xasprintf("unsafe state directory (must be owned by root or you, and not "
-				    "writable by others): '%s'", dir);
+				    "writable by others): '%s'", st->dir);
+		errno = EPERM;
 		return -1;
 	}
 	return 0;
 sys:
-	*errmsg = xasprintf("cannot use state directory '%s': %s", dir, strerror(errno));
+	*errmsg = xasprintf("cannot use state directory '%s': %s", st->dir, strerror(errno));
 	return -1;
+}
+
+/* VALUE is a number of DIGITS (decimal, or hexadecimal when HEX) and nothing else. */
+static bool strict_number(const char *v, bool hex, unsigned long long *out)
+{
+	char *end;
+
+	if (!v || !*v || strspn(v, hex ? "0123456789abcdefABCDEF" : "0123456789") != strlen(v) ||
+	    strlen(v) > (hex ? 8 : 19))
+		return false;
+	*out = strtoull(v, &end, hex ? 16 : 10);
+	return !*end;
 }
 
 static uint32_t checksum(const char *body, size_t len)
@@ -79,7 +93,8 @@ static int parse_state(struct rm_state *st, char *text, size_t len, char **errms
 	char *nl = memchr(text, '\n', len), *msg = NULL, *body;
 	struct rm_record hdr = { 0 };
 	const char *v;
-	unsigned long long count, sum;
+	unsigned long long count, sum, version;
+	struct rm_owner_state os;
 	unsigned lineno = 1;
 	int rc = -1;
 
@@ -99,17 +114,22 @@ static int parse_state(struct rm_state *st, char *text, size_t len, char **errms
 				    hdr.fields[0].value, st->name);
 		goto out;
 	}
-	if (!(v = rm_record_get(&hdr, "version")) || strtoul(v, NULL, 10) != RM_STATE_VERSION) {
-		*errmsg = xasprintf("state file '%s' has version %s; this rmtools reads version %d",
-				    st->path, v ? v : "-", RM_STATE_VERSION);
+	if (!(v = rm_record_get(&hdr, "version")) || !strict_number(v, false, &version)) {
+		*errmsg = xasprintf("corrupt state file '%s': line 1: bad version: '%s'", st->path,
+				    v ? v : "");
 		goto out;
 	}
-	if (!(v = rm_record_get(&hdr, "checksum")) || sscanf(v, "%llx", &sum) != 1 ||
+	if (version != RM_STATE_VERSION) {
+		*errmsg = xasprintf("state file '%s' has version %s; this rmtools reads version %d",
+				    st->path, v, RM_STATE_VERSION);
+		goto out;
+	}
+	if (!(v = rm_record_get(&hdr, "checksum")) || !strict_number(v, true, &sum) ||
 	    sum != checksum(body, len - (body - text))) {
 		*errmsg = xasprintf("corrupt state file '%s': checksum mismatch", st->path);
 		goto out;
 	}
-	if (!(v = rm_record_get(&hdr, "records")) || sscanf(v, "%llu", &count) != 1) {
+	if (!(v = rm_record_get(&hdr, "records")) || !strict_number(v, false, &count)) {
 		*errmsg = xasprintf("corrupt state file '%s': no record count", st->path);
 		goto out;
 	}
@@ -134,6 +154,11 @@ static int parse_state(struct rm_state *st, char *text, size_t len, char **errms
 				    st->path, st->nrecords, count);
 		goto out;
 	}
+	/* the content: records of known kinds, valid owners, nothing held twice */
+	if (rm_owner_state_parse(&os, st->name, (unsigned)version, st->path, st->records,
+				 st->nrecords, errmsg) < 0)
+		goto out;
+	rm_owner_state_free(&os);
 	rc = 0;
 out:
 	free(msg);
@@ -164,40 +189,57 @@ static int read_file(int fd, char **text, size_t *len)
 
 int rm_state_open(struct rm_state *st, const char *name, enum rm_state_mode mode, char **errmsg)
 {
-	char *lockpath, *text = NULL;
+	char *lockpath, *lockname, *text = NULL;
+	struct stat sb;
 	size_t len;
 	int fd;
 
 	memset(st, 0, sizeof(*st));
-	st->lockfd = -1;
+	st->lockfd = st->dirfd = -1;
 	st->mode = mode;
 	st->name = xstrdup(name);
 	st->dir = xstrdup(rm_state_dir());
 	st->path = xasprintf("%s/%s.state", st->dir, name);
 	if (mode == RM_STATE_READ && access(st->dir, F_OK) < 0 && errno == ENOENT)
 		return 0; /* never written: the empty state */
-	if (check_dir(st->dir, mode, errmsg) < 0)
+	if (open_dir(st, errmsg) < 0)
 		return -1;
 
-	lockpath = xasprintf("%s/%s.lock", st->dir, name);
-	st->lockfd = open(lockpath, (mode == RM_STATE_WRITE ? O_RDWR | O_CREAT : O_RDONLY) |
-				    O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (st->lockfd < 0 && mode == RM_STATE_READ && errno == ENOENT) {
-		free(lockpath);
-		return 0; /* never written */
-	}
-	if (st->lockfd < 0 || flock(st->lockfd, mode == RM_STATE_WRITE ? LOCK_EX : LOCK_SH) < 0) {
-		*errmsg = xasprintf("cannot lock '%s': %s", lockpath, strerror(errno));
-		free(lockpath);
-		return -1;
-	}
+	lockname = xasprintf("%s.lock", name);
+	lockpath = xasprintf("%s/%s", st->dir, lockname);
+	st->lockfd = rm_lock_at(st->dirfd, lockname, lockpath,
+				mode == RM_STATE_WRITE ? LOCK_EX : LOCK_SH, mode == RM_STATE_WRITE,
+				errmsg);
+	free(lockname);
 	free(lockpath);
+	if (st->lockfd < 0) {
+		/* Reading without the lock: none was ever made, or it is root's (mode 0600) and we
+		 * are not. The file is only ever replaced by a rename, so what is read is whole. */
+		if (mode != RM_STATE_READ || (errno != ENOENT && errno != EACCES))
+			return -1;
+		free(*errmsg);
+		*errmsg = NULL;
+	}
 
-	fd = open(st->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(st->dirfd, st->path + strlen(st->dir) + 1,
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
-		*errmsg = xasprintf("cannot read '%s': %s", st->path, strerror(errno));
+		*errmsg = errno == ELOOP ? xasprintf("cannot read '%s': it is a symlink", st->path)
+					 : xasprintf("cannot read '%s': %s", st->path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0)
+		sb.st_mode = 0;
+	if (!S_ISREG(sb.st_mode) ||
+	    (sb.st_uid != 0 && sb.st_uid != geteuid())) {
+		/* a FIFO or a device planted there is never read: it could block or never end */
+		*errmsg = xasprintf(!S_ISREG(sb.st_mode) ? "cannot read '%s': not a regular file"
+							 : "cannot read '%s': it belongs to another user",
+				    st->path);
+		close(fd);
+		errno = EINVAL;
 		return -1;
 	}
 	if (read_file(fd, &text, &len) < 0) {
@@ -209,6 +251,7 @@ int rm_state_open(struct rm_state *st, const char *name, enum rm_state_mode mode
 	close(fd);
 	if (parse_state(st, text, len, errmsg) < 0) {
 		free(text);
+		errno = EINVAL;
 		return -1;
 	}
 	free(text);
@@ -223,12 +266,17 @@ static void remove_stale_temps(const struct rm_state *st)
 {
 	char *prefix = xasprintf(".%s.state.", st->name);
 	size_t plen = strlen(prefix);
-	DIR *d = opendir(st->dir);
+	int fd = dup(st->dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 
+	if (!d && fd >= 0)
+		close(fd);
+	else if (d)
+		rewinddir(d);
 	while (d && (e = readdir(d)))
 		if (!strncmp(e->d_name, prefix, plen) && strlen(e->d_name) == plen + 6)
-			unlinkat(dirfd(d), e->d_name, 0);
+			unlinkat(st->dirfd, e->d_name, 0);
 	if (d)
 		closedir(d);
 	free(prefix);
@@ -236,56 +284,38 @@ static void remove_stale_temps(const struct rm_state *st)
 
 int rm_state_commit(struct rm_state *st)
 {
-	char *body = NULL, *tmp;
+	struct rm_atomic a;
+	char *body = NULL, *msg = NULL;
 	size_t len = 0;
-	FILE *mem = open_memstream(&body, &len);
-	int fd, dfd, saved;
-	FILE *f;
+	FILE *mem;
+	int saved;
 
-	if (st->mode != RM_STATE_WRITE) {
+	if (st->mode != RM_STATE_WRITE || st->dirfd < 0) {
 		errno = EBADF;
 		return -1;
 	}
+	mem = open_memstream(&body, &len);
+	if (!mem)
+		return -1;
 	for (size_t i = 0; i < st->nrecords; i++)
 		rm_record_write(mem, &st->records[i]);
 	if (fclose(mem) != 0)
 		return -1;
 
 	remove_stale_temps(st);
-	tmp = xasprintf("%s/.%s.state.XXXXXX", st->dir, st->name);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		goto fail_free;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		goto fail_unlink;
-	}
-	fprintf(f, "rmtools_state=%s version=%d records=%zu checksum=%08x\n", st->name,
+	if (rm_atomic_openat(&a, st->dirfd, st->path + strlen(st->dir) + 1, st->path, 0644, NULL,
+			     &msg) < 0)
+		goto fail;
+	fprintf(a.f, "rmtools_state=%s version=%d records=%zu checksum=%08x\n", st->name,
 		RM_STATE_VERSION, st->nrecords, checksum(body, len));
-	fwrite(body, 1, len, f);
-	if (fflush(f) != 0 || ferror(f) || fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
-		fclose(f);
-		goto fail_unlink;
-	}
-	if (fclose(f) != 0 || rename(tmp, st->path) < 0)
-		goto fail_unlink;
-	/* the rename itself must reach the disk before we report success */
-	dfd = open(st->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	free(tmp);
+	fwrite(body, 1, len, a.f);
+	if (rm_atomic_commit(&a, &msg) < 0)
+		goto fail;
 	free(body);
 	return 0;
-fail_unlink:
+fail:
 	saved = errno;
-	unlink(tmp);
-	errno = saved;
-fail_free:
-	saved = errno;
-	free(tmp);
+	free(msg);
 	free(body);
 	errno = saved;
 	return -1;
@@ -293,16 +323,21 @@ fail_free:
 
 void rm_state_close(struct rm_state *st)
 {
+	int saved = errno;
+
 	for (size_t i = 0; i < st->nrecords; i++)
 		rm_record_free(&st->records[i]);
 	free(st->records);
 	if (st->lockfd >= 0)
 		close(st->lockfd);
+	if (st->dirfd >= 0)
+		close(st->dirfd);
 	free(st->name);
 	free(st->dir);
 	free(st->path);
 	memset(st, 0, sizeof(*st));
-	st->lockfd = -1;
+	st->lockfd = st->dirfd = -1;
+	errno = saved;
 }
 
 long rm_state_find(const struct rm_state *st, const char *kind, const char *id)

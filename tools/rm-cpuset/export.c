@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "rm-cpuset.h"
@@ -175,48 +176,6 @@ static void export_kubelet(struct pool *p, struct export_args *a, const char *re
 		printf("topologyManagerPolicy: %s\n", rm_tm_policy_name(a->policy));
 }
 
-/* Write TEXT to PATH: a dot-file beside it (which watchers ignore), fsynced and renamed into
- * place. Returns 0, or -1 with *ERRMSG and no file left behind. */
-static int write_atomic(const char *path, const char *text, char **errmsg)
-{
-	char *dir = xstrdup(path), *base = xstrdup(path), *tmp;
-	size_t len = strlen(text), done = 0;
-	int fd, saved = 0;
-
-	tmp = xasprintf("%s/.%s.XXXXXX", dirname(dir), basename(base));
-	free(dir);
-	free(base);
-	if ((fd = mkstemp(tmp)) < 0) {
-		*errmsg = xasprintf("cannot create a file next to '%s': %s", path, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	if (fchmod(fd, 0644))
-		saved = errno;
-	/* a short write is no error by itself: write the rest, which fails with the reason */
-	while (!saved && done < len) {
-		ssize_t w = write(fd, text + done, len - done);
-
-		if (w > 0)
-			done += (size_t)w;
-		else if (w == 0 || errno != EINTR)
-			saved = w ? errno : EIO;
-	}
-	if (saved || fsync(fd)) {
-		saved = saved ? saved : errno;
-		close(fd);
-	} else if (close(fd) || rename(tmp, path)) {
-		saved = errno;
-	} else {
-		free(tmp);
-		return 0;
-	}
-	unlink(tmp);
-	free(tmp);
-	*errmsg = xasprintf("cannot write '%s': %s", path, strerror(saved));
-	return -1;
-}
-
 /* Write TEXT to ROOT/PATH, parents made as needed, and print its record. */
 static void write_file(const char *root, const char *path, const char *text)
 {
@@ -228,7 +187,8 @@ static void write_file(const char *root, const char *path, const char *text)
 			rm_err(RM_EXIT_FAILURE, "cannot create %s", full);
 		*slash = '/';
 	}
-	if (write_atomic(full, text, &msg)) {
+	/* a dot-file beside it (which watchers ignore), fsynced and renamed into place */
+	if (rm_atomic_write(full, text, strlen(text), 0644, &msg)) {
 		free(full);
 		pool_fail(RM_CPUALLOC_EINTERNAL, msg);
 	}
@@ -370,7 +330,7 @@ static void export_slurm(struct pool *p, const struct export_args *a)
 
 	if (!a->output) {
 		fputs(text, stdout);
-	} else if (write_atomic(a->output, text, &msg)) {
+	} else if (rm_atomic_write(a->output, text, strlen(text), 0644, &msg)) {
 		free(text);
 		pool_close(p);
 		pool_fail(RM_CPUALLOC_EINTERNAL, msg);

@@ -42,7 +42,7 @@ static const struct rm_tool tool = {
 	       "enforce both with cpusets in cgroups.",
 	.commands = commands, .name_width = 16, .manuals = "rm-cpuset(1)",
 	.default_args = (const char *const[]){ "show", NULL },
-	.options = global_options, .parse = global_parse,
+	.options = global_options, .parse = global_parse, .locks = true,
 };
 
 int main(int argc, char **argv)

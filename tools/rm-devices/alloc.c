@@ -130,30 +130,22 @@ static void alloc_args_free(struct alloc_args *a)
 		hwloc_bitmap_free(a->near);
 }
 
-/* The owner's CPUs in rm-cpuset's state (owner=NAME cpus=LIST ...), as NUMA nodes; empty when it
- * has none. A state rm-cpuset cannot read either gives no preference, with a warning. */
+/* The owner's CPUs in rm-cpuset's state (rm_owner_cpus), as NUMA nodes; empty when it has none.
+ * A state rm-cpuset cannot read either gives no preference, with a warning. */
 static void owner_cpu_nodes(struct rm_topo *t, const char *owner, hwloc_bitmap_t nodes)
 {
-	struct rm_state st;
+	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
 	char *msg = NULL;
-	long i;
+	int rc;
 
 	hwloc_bitmap_zero(nodes);
-	if (rm_state_open(&st, CPUSET_STATE, RM_STATE_READ, &msg)) {
+	if ((rc = rm_owner_cpus(owner, cpus, &msg)) < 0) {
 		rm_warnx("%s; no NUMA preference from the owner's CPUs", msg);
 		free(msg);
-		rm_state_close(&st);
-		return;
+	} else if (rc) {
+		rm_topo_nodes_of(t, cpus, nodes);
 	}
-	if ((i = rm_state_find(&st, "owner", owner)) >= 0) {
-		hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
-		const char *v = rm_record_get(&st.records[i], "cpus");
-
-		if (v && rm_cpulist_parse(v, cpus, NULL) == 0)
-			rm_topo_nodes_of(t, cpus, nodes);
-		hwloc_bitmap_free(cpus);
-	}
-	rm_state_close(&st);
+	hwloc_bitmap_free(cpus);
 }
 
 /* Whether the state holds ADDR, or a VF of the PF ADDR, or the PF of the VF ADDR. */

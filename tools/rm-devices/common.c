@@ -209,22 +209,8 @@ void dstate_open(struct rm_state *st, bool write)
 		free(msg);
 		exit(RM_EXIT_FAILURE);
 	}
-	/* every record must be an allocation: anything else was not written by rm-devices */
-	for (size_t i = 0; i < st->nrecords; i++) {
-		const struct rm_record *r = &st->records[i];
-		const char *owner = rm_record_get(r, "owner");
-		char addr[24];
-
-		if (strcmp(rm_record_kind(r), "device") || !owner || !rm_name_valid(owner) ||
-		    rm_devices_addr_parse(r->fields[0].value, addr) < 0) {
-			rm_warnx("corrupt state file '%s': line %u: not a device allocation "
-				"record; restore it from a backup, or move it away to start empty "
-				"(rm-devices(1), STATE)", st->path,
-				r->line + 1);
-			rm_state_close(st);
-			exit(RM_EXIT_FAILURE);
-		}
-	}
+	/* every record is a device allocation of a valid owner, each device held once: the state
+	 * module has the owner layer check that (owner.h) */
 }
 
 bool dstate_has_owner(const struct rm_state *st, const char *owner)

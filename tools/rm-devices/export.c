@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "rm-devices.h"
@@ -356,49 +357,16 @@ static void write_format(FILE *f, const struct export *x)
 		write_nfd(f, x);
 }
 
-/* Write to a dot-file in the same directory (watchers ignore those), fsync, rename into place.
- * Returns 0, or -1 with *ERRMSG and no file left behind. */
+/* Write to a dot-file in the same directory (watchers ignore those), fsync, rename into place
+ * (atomicfile.h). Returns 0, or -1 with *ERRMSG and no file left behind. */
 static int write_atomically(const char *path, const struct export *x, char **errmsg)
 {
-	char *copy = xstrdup(path), *copy2 = xstrdup(path);
-	char *tmp = xasprintf("%s/.%s.XXXXXX", dirname(copy), basename(copy2));
-	int fd = mkstemp(tmp), saved, rc = 0;
-	FILE *f;
+	struct rm_atomic a;
 
-	free(copy);
-	free(copy2);
-	if (fd < 0) {
-		*errmsg = xasprintf("cannot create a file next to '%s': %s", path, strerror(errno));
-		free(tmp);
+	if (rm_atomic_open(&a, path, 0644, errmsg) < 0)
 		return -1;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		saved = errno;
-		close(fd);
-		unlink(tmp);
-		*errmsg = xasprintf("cannot write '%s': %s", path, strerror(saved));
-		free(tmp);
-		return -1;
-	}
-	write_format(f, x);
-	if (fflush(f) != 0 || ferror(f) || fchmod(fd, 0644) < 0 || fsync(fd) < 0)
-		rc = -1;
-	saved = errno;
-	if (fclose(f) != 0 && !rc) {
-		rc = -1;
-		saved = errno;
-	}
-	if (!rc && rename(tmp, path) < 0) {
-		rc = -1;
-		saved = errno;
-	}
-	if (rc) {
-		unlink(tmp);
-		*errmsg = xasprintf("cannot write '%s': %s", path, strerror(saved));
-	}
-	free(tmp);
-	return rc;
+	write_format(a.f, x);
+	return rm_atomic_commit(&a, errmsg);
 }
 
 int cmd_export(int argc, char **argv, struct rm_common *c)

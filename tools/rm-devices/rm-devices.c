@@ -46,7 +46,7 @@ static const struct rm_tool tool = {
 	       "Slurm and Kubernetes.",
 	.commands = commands, .name_width = 18, .manuals = "rm-devices(1)",
 	.default_args = (const char *const[]){ "list", NULL },
-	.options = global_options, .parse = global_parse,
+	.options = global_options, .parse = global_parse, .locks = true,
 };
 
 int main(int argc, char **argv)

@@ -14,8 +14,6 @@
 
 /* The state file: $RM_STATE_DIR/devices.state */
 #define DEVICES_STATE "devices"
-/* rm-cpuset's, read for the owner's CPUs */
-#define CPUSET_STATE "cpuset"
 
 int cmd_list(int argc, char **argv, struct rm_common *c);
 int cmd_show(int argc, char **argv, struct rm_common *c);

@@ -14,6 +14,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "lock.h"
 #include "record.h"
 #include "rm-hugepages.h"
 #include "size.h"
@@ -46,15 +47,20 @@ void hp_open(struct rm_hugepages *hp, const char *sysroot)
 
 int hp_lock(void)
 {
-	int fd = open(HP_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	char *msg = NULL;
+	int dfd, fd;
 
-	if (fd < 0)
+	/* not root: the directory cannot be made, and the permission check that follows says so */
+	if ((dfd = rm_lock_dir(HP_LOCK_DIR, &msg)) < 0 && geteuid() != 0) {
+		free(msg);
 		return -1;
-	while (flock(fd, LOCK_EX) < 0)
-		if (errno != EINTR) {
-			close(fd);
-			return -1;
-		}
+	}
+	if (dfd < 0)
+		rm_errx(RM_EXIT_FAILURE, "%s", msg);
+	fd = rm_lock_at(dfd, HP_LOCK_NAME, HP_LOCK, LOCK_EX, true, &msg);
+	close(dfd);
+	if (fd < 0)
+		rm_errx(RM_EXIT_FAILURE, "%s", msg);
 	return fd;
 }
 

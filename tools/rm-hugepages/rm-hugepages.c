@@ -71,7 +71,7 @@ static const struct rm_tool tool = {
 	       "hugetlbfs, limit owners with the hugetlb cgroup, plan the boot command line.",
 	.commands = commands, .name_width = 16, .manuals = "rm-hugepages(1)",
 	.default_args = (const char *const[]){ "show", NULL },
-	.options = global_options, .parse = global_parse,
+	.options = global_options, .parse = global_parse, .locks = true,
 };
 
 int main(int argc, char **argv)

@@ -13,8 +13,11 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Where the lock that serialises changes lives on this machine. */
-#define HP_LOCK "/run/lock/rmtools-hugepages.lock"
+/* Where the lock that serialises changes lives on this machine: a root-only directory in /run
+ * (not /run/lock, where any user may make /run/lock/rmtools first). */
+#define HP_LOCK_DIR "/run/rmtools"
+#define HP_LOCK_NAME "hugepages.lock"
+#define HP_LOCK HP_LOCK_DIR "/" HP_LOCK_NAME
 /* The default configuration of apply. */
 #define HP_CONF "/etc/rmtools/hugepages.conf"
 
@@ -37,8 +40,9 @@ const char *hp_sysroot(const struct rm_common *c);
 /* Read the pools (exits 2 with a message when there are none). */
 void hp_open(struct rm_hugepages *hp, const char *sysroot);
 
-/* Take the lock that serialises changes of this machine's pools and mounts: -1 when it cannot be
- * had (not root: the permission check says so), else a descriptor for hp_unlock. */
+/* Take the lock that serialises changes of this machine's pools and mounts (lock.h): -1 when not
+ * root (the permission check says so), else a descriptor for hp_unlock. An unsafe lock file
+ * exits 1; a lock still held after --wait exits 3. */
 int hp_lock(void);
 void hp_unlock(int fd);
 

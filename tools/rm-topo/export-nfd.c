@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "rm-topo.h"
@@ -144,36 +145,16 @@ static void write_labels(FILE *f, struct rm_topo *t)
 	topo_summary_free(&s);
 }
 
-/* Write to a dot-file in the same directory (NFD ignores those), fsync, rename into place. */
+/* Write to a dot-file in the same directory (NFD ignores those), fsync, rename into place
+ * (atomicfile.h). */
 static void write_atomically(const char *path, struct rm_topo *t)
 {
-	char *copy = xstrdup(path), *copy2 = xstrdup(path);
-	char *tmp = xasprintf("%s/.%s.XXXXXX", dirname(copy), basename(copy2));
-	int fd = mkstemp(tmp);
-	FILE *f;
+	struct rm_atomic a;
+	char *msg = NULL;
 
-	if (fd < 0)
-		rm_err(RM_EXIT_FAILURE, "cannot create a file next to '%s'", path);
-	f = fdopen(fd, "w");
-	if (!f)
-		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", tmp);
-	write_labels(f, t);
-	if (fflush(f) != 0 || fchmod(fd, 0644) < 0 || fsync(fd) < 0 || ferror(f)) {
-		int saved = errno;
-		fclose(f);
-		unlink(tmp);
-		errno = saved;
-		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", path);
-	}
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
-		int saved = errno;
-		unlink(tmp);
-		errno = saved;
-		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", path);
-	}
-	free(tmp);
-	free(copy);
-	free(copy2);
+	if (rm_atomic_open(&a, path, 0644, &msg) < 0 || (write_labels(a.f, t),
+							 rm_atomic_commit(&a, &msg) < 0))
+		rm_errx(RM_EXIT_FAILURE, "%s", msg);
 }
 
 int cmd_export(int argc, char **argv, struct rm_common *c)
