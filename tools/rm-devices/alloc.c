@@ -204,6 +204,21 @@ static void add_record(struct rm_state *st, const struct rm_device *d, const cha
 	rm_state_add(st, &r);
 }
 
+/* Mark the commit of the allocation of the N devices PICKED to OWNER. */
+static void commit_alloc(struct rm_device *const *picked, unsigned n, const char *owner)
+{
+	char *list = xstrdup("");
+
+	for (unsigned i = 0; i < n; i++) {
+		char *m = xasprintf("%s%s%s", list, i ? "," : "", picked[i]->addr);
+
+		free(list);
+		list = m;
+	}
+	rm_committed("allocated %s to '%s'", list, owner);
+	free(list);
+}
+
 int cmd_alloc(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
@@ -345,6 +360,8 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 		rm_state_close(&st);
 		devices_fail(RM_CPUALLOC_EINTERNAL, msg);
 	}
+	if (!a.dry_run)
+		commit_alloc(picked, a.count, a.owner);
 	rm_state_close(&st);
 	print_devices(c, picked, a.count);
 	free(picked);
@@ -421,6 +438,18 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 		free(a.names);
 		rm_state_close(&st);
 		devices_fail(RM_CPUALLOC_EINTERNAL, msg);
+	}
+	if (!a.dry_run && ngone) {
+		char *list = xstrdup("");
+
+		for (int i = 0; i < a.n; i++) {
+			char *m = xasprintf("%s%s'%s'", list, i ? ", " : "", a.names[i]);
+
+			free(list);
+			list = m;
+		}
+		rm_committed("released the devices of %s", a.all ? "every owner" : list);
+		free(list);
 	}
 	/* the cgroups go once the devices are given back; a failure there only warns */
 	if (!a.dry_run && devices_cgroups(c))

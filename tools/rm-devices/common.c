@@ -171,11 +171,7 @@ void print_devices(const struct rm_common *c, struct rm_device *const *devs, siz
 void check_columns(const struct rm_common *c, const struct rm_column *cols, size_t ncols,
 		   const char *defaults)
 {
-	/* records mode prints nothing at close: -o is checked (exit 2) and nothing is shown */
-	struct rm_outopts o = c->out;
-
-	o.mode = RM_OUT_RECORDS;
-	rm_out_close(rm_out_new(&o, "check", cols, ncols, defaults, true));
+	rm_out_check(&c->out, cols, ncols, defaults);
 }
 
 void devices_fail(int rc, char *msg)

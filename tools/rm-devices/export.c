@@ -385,6 +385,8 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 	char *msg = NULL;
 
 	rm_parse_command(&argp, argc, argv, c, &e, RM_PARSE_NO_OUTPUT);
+	if (e.output && !*e.output)
+		rm_usage_errx("no file name given to --output: ''");
 	if (e.output && !strcmp(e.format, "cdi")) {
 		size_t n = strlen(e.output);
 
@@ -425,6 +427,7 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 			rm_topo_free(x.t);
 			devices_fail(RM_CPUALLOC_EINTERNAL, msg);
 		}
+		rm_committed("wrote %s", e.output);
 	} else {
 		write_format(stdout, &x);
 	}

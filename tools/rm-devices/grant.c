@@ -280,6 +280,12 @@ int cmd_grant(int argc, char **argv, struct rm_common *c)
 	if (!a.owner)
 		rm_usage_errx("grant: missing OWNER");
 	check_owner(a.owner);
+	/* -o and the output modes are checked before anything changes */
+	if (a.systemd && (c->out.mode != RM_OUT_RECORDS || c->out.columns || c->out.bytes ||
+			   c->out.noheadings))
+		rm_usage_errx("--systemd prints DeviceAllow= lines, not records: no -J, -t, -r, -n, "
+			      "-o or --bytes");
+	check_columns(c, grant_cols, ARRAY_SIZE(grant_cols), NULL);
 	if (!a.systemd && !devices_cgroups(c))
 		rm_usage_errx("grant changes this machine's cgroups, not those of a --sysroot "
 			      "(--systemd prints the lines for a unit)");
@@ -377,6 +383,8 @@ int cmd_grant(int argc, char **argv, struct rm_common *c)
 		free(a.pids);
 		devices_fail(RM_CPUALLOC_EINTERNAL, msg);
 	}
+	if (!a.dry_run)
+		rm_committed("granted the device nodes of '%s' in %s", a.owner, dir);
 	for (size_t i = 0; i < n; i++) {
 		char kind[2] = { g[i].kind, '\0' };
 

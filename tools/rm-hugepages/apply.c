@@ -116,7 +116,8 @@ struct limit_line {
 };
 
 struct plan {
-	const char *file;
+	const char *file; /* as messages name it */
+	char *path;       /* the file's name, "-" for standard input */
 	struct rm_hugepages *hp;
 	struct rm_hp_target *t;
 	unsigned *tline; /* the line of each target */
@@ -495,6 +496,7 @@ static void plan_free(struct plan *p)
 	free(p->t);
 	free(p->tline);
 	free(p->err);
+	free(p->path);
 }
 
 /* Add "; WHAT" to *ERRMSG. */
@@ -671,6 +673,219 @@ static void print_result(const struct rm_common *c, struct plan *p, bool planned
 	rm_hugepages_mounts_free(mounts, (size_t)n);
 }
 
+/* ---- the command: parse, plan, apply, commit, report ---- */
+
+/* Refuse the file: P->err on one line, exit status 2 (nothing is changed yet). */
+static int plan_usage(struct plan *p)
+{
+	rm_warnx("%s", p->err);
+	return RM_EXIT_USAGE;
+}
+
+/* Parse: read and check the whole file of A (the default one when none is named) into P, and
+ * the owners of its limits. 0, or the exit status after a message. */
+static int apply_read(const struct apply_args *a, struct plan *p)
+{
+	const char *env = getenv("RM_CONFIG_DIR");
+	char *msg = NULL;
+	FILE *f;
+	int rc, err;
+
+	p->path = a->file ? xstrdup(a->file)
+			  : env && *env ? xasprintf("%s/hugepages.conf", env) : xstrdup(HP_CONF);
+	p->file = p->path;
+	if (!strcmp(p->path, "-")) {
+		f = stdin;
+		p->file = "(standard input)";
+	} else if (!(f = fopen(p->path, "re"))) {
+		rm_warnx("cannot read %s: %s", p->path, strerror(errno));
+		return RM_EXIT_USAGE;
+	}
+	rc = read_plan(p, f);
+	err = errno;
+	if (f != stdin)
+		fclose(f);
+	if (rc < 0 && !p->err) {
+		rm_warnx("cannot read %s: %s", p->file, strerror(err));
+		return RM_EXIT_FAILURE;
+	}
+	if (p->err)
+		return plan_usage(p);
+	/* limits need the hugetlb controller, and an rm-cpuset owner where it shares cpuset's
+	 * hierarchy */
+	if (p->nlm) {
+		if (rm_hugetlb_open(&p->h, &msg) < 0) {
+			rm_warnx("%s:%u:%u: %s", p->file, p->lm[0].line, p->lm[0].col, msg);
+			free(msg);
+			return RM_EXIT_FAILURE;
+		}
+		p->have_h = true;
+		p->log = (struct rm_kernfs_log){ .flags = RM_HUGETLB_FILES };
+		for (size_t k = 0; k < p->nlm; k++)
+			if (rm_hugetlb_check(&p->h, p->lm[k].owner, &msg) < 0) {
+				plan_fail(p, p->lm[k].line, p->lm[k].col, msg);
+				return plan_usage(p);
+			}
+	}
+	return 0;
+}
+
+/* Plan, under the lock: the mounts there already (or another in the way), the pools and
+ * overcommit values before, whether the pools fit. 0, or the exit status after a message. */
+static int apply_plan(struct plan *p)
+{
+	char *msg = NULL;
+	int rc;
+
+	for (size_t k = 0; k < p->nm; k++) {
+		rc = hp_mount_check(&p->m[k].r, p->hp->default_size, &msg);
+		if (rc < 0) {
+			plan_fail(p, p->m[k].line, p->m[k].col, msg);
+			return plan_usage(p);
+		}
+		p->m[k].already = rc == 1;
+	}
+	if (rm_hugepages_prepare(p->hp, p->t, p->nt, &msg) < 0) {
+		rm_warnx("%s", msg);
+		free(msg);
+		return RM_EXIT_FAILURE;
+	}
+	for (size_t k = 0; k < p->noc; k++)
+		if (rm_hugepages_read_overcommit(p->hp, p->oc[k].size, &p->oc[k].before, &msg) < 0) {
+			rm_warnx("%s:%u: %s", p->file, p->oc[k].line, msg);
+			free(msg);
+			return RM_EXIT_FAILURE;
+		}
+	if (rm_hugepages_check_memory(p->hp, p->t, p->nt, &msg)) {
+		rm_warnx("%s: %s; nothing changed", p->file, msg);
+		free(msg);
+		return RM_EXIT_NORESOURCE;
+	}
+	return 0;
+}
+
+/* Whether everything the plan writes is writable: 0, or 1 after saying what is not. */
+static int apply_check_writable(struct plan *p)
+{
+	char *path = NULL;
+
+	/* PATH says which is not writable, with errno */
+	if (rm_hugepages_check_writable(p->hp, p->t, p->nt, &path) < 0)
+		goto unwritable;
+	for (size_t k = 0; k < p->noc; k++) {
+		char *rel;
+
+		if (p->oc[k].want == p->oc[k].before)
+			continue;
+		rel = rm_hugepages_node_file(p->hp, p->oc[k].size, SIZE_MAX,
+					     "nr_overcommit_hugepages");
+		path = rm_sysfs_path(p->hp->sysroot, rel);
+		free(rel);
+		if (access(path, W_OK) < 0)
+			goto unwritable;
+		free(path);
+		path = NULL;
+	}
+	for (size_t k = 0; k < p->nm; k++)
+		if (!p->m[k].already && geteuid() != 0) {
+			errno = EPERM;
+			goto unwritable;
+		}
+	if (p->nlm && access(p->h.mount, W_OK) < 0 && hp_permission_error(errno))
+		goto unwritable;
+	return 0;
+unwritable:
+	if (hp_permission_error(errno))
+		rm_warnx("applying needs root");
+	else
+		rm_warnx("cannot write %s: %s", path, strerror(errno));
+	free(path);
+	return RM_EXIT_FAILURE;
+}
+
+/* Apply the plan: the pools with read-back, the overcommit values, the mounts, the limits; on a
+ * failure everything done is undone and the message says so. 0, or the exit status. */
+static int apply_changes(struct plan *p, bool no_compact)
+{
+	struct rm_hp_set_opts opts = { .retries = RM_HP_RETRIES, .compact = !no_compact };
+	char *msg = NULL;
+	int rc, status = 0;
+
+	rc = rm_hugepages_set(p->hp, p->t, p->nt, &opts, &msg);
+	if (rc == RM_HP_SET_SHORT) {
+		rm_warnx("%s: %s; every pool is back to its previous count", p->file, msg);
+		free(msg);
+		return RM_EXIT_NORESOURCE;
+	} else if (rc < 0) {
+		bool undone = true;
+
+		for (size_t i = 0; i < p->nt; i++)
+			undone &= !p->t[i].written;
+		rm_warnx("%s: %s%s", p->file, msg,
+			 undone ? "; every pool is back to its previous count" : "");
+		free(msg);
+		return RM_EXIT_FAILURE;
+	}
+	for (size_t k = 0; k < p->noc && !status; k++) {
+		uint64_t got;
+
+		if (p->oc[k].want == p->oc[k].before)
+			continue;
+		rc = rm_hugepages_set_overcommit(p->hp, p->oc[k].size, p->oc[k].want, &got, &msg);
+		if (rc < 0) {
+			if (rc == -2) {
+				/* the kernel's word on a size found not gigantic */
+				char *ks = rm_hugepages_kernel_size(p->hp->sizes[p->oc[k].size]);
+
+				free(msg);
+				msg = hp_gigantic_msg(p->hp, p->oc[k].size, ks);
+				free(ks);
+			}
+			/* refused input with nothing left changed is a usage error */
+			status = fail_undo(p, p->oc[k].line, &msg) == 0 && rc == -2 ? RM_EXIT_USAGE
+										 : RM_EXIT_FAILURE;
+			break;
+		}
+		p->oc[k].written = true;
+	}
+	for (size_t k = 0; k < p->nm && !status; k++) {
+		if (p->m[k].already)
+			continue;
+		if (hp_mount(&p->m[k].r, &p->m[k].made, &msg) < 0) {
+			fail_undo(p, p->m[k].line, &msg);
+			status = RM_EXIT_FAILURE;
+			break;
+		}
+		p->m[k].mounted = true;
+	}
+	for (size_t k = 0; k < p->nlm && !status; k++) {
+		const struct limit_line *l = &p->lm[k];
+
+		if (rm_hugetlb_set_logged(&p->h, l->owner, p->hp->sizes[l->size], l->limited,
+					  l->bytes, &p->log, &msg) < 0) {
+			fail_undo(p, l->line, &msg);
+			status = RM_EXIT_FAILURE;
+		}
+	}
+	free(msg);
+	return status;
+}
+
+/* Commit: mark the change when the run changed anything. */
+static void apply_commit(const struct plan *p)
+{
+	bool changed = p->log.n > 0;
+
+	for (size_t i = 0; i < p->nt; i++)
+		changed |= p->t[i].got != p->t[i].before;
+	for (size_t k = 0; k < p->noc; k++)
+		changed |= p->oc[k].written;
+	for (size_t k = 0; k < p->nm; k++)
+		changed |= p->m[k].mounted;
+	if (changed)
+		rm_committed("applied %s", p->file);
+}
+
 int cmd_apply(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
@@ -686,186 +901,34 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 	};
 	struct apply_args a = { .c = c };
 	struct rm_hugepages hp;
-	struct plan p = { 0 };
-	const char *env = getenv("RM_CONFIG_DIR"), *root;
-	char *file = NULL, *msg = NULL, *path = NULL;
-	FILE *f;
-	int status = RM_EXIT_SUCCESS, rc, lock = -1, err;
+	struct plan p = { .hp = &hp };
+	const char *root;
+	int status, lock = -1;
 
+	/* parse and check everything, -o and the whole file included, before the lock */
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	if (c->out.list_columns) {
 		rm_out_list_columns(&c->out, size_cols, size_ncols, size_defaults);
 		return RM_EXIT_SUCCESS;
 	}
+	rm_out_check(&c->out, size_cols, size_ncols, size_defaults);
 	root = hp_sysroot(c);
 	hp_open(&hp, root);
-	file = a.file ? xstrdup(a.file)
-		      : env && *env ? xasprintf("%s/hugepages.conf", env) : xstrdup(HP_CONF);
-	p.file = file;
-	p.hp = &hp;
-	if (!strcmp(file, "-")) {
-		f = stdin;
-		p.file = "(standard input)";
-	} else if (!(f = fopen(file, "re"))) {
-		rm_warnx("cannot read %s: %s", file, strerror(errno));
-		status = RM_EXIT_USAGE;
-		goto out;
-	}
-	rc = read_plan(&p, f);
-	err = errno;
-	if (f != stdin)
-		fclose(f);
-	if (rc < 0 && !p.err) {
-		rm_warnx("cannot read %s: %s", p.file, strerror(err));
-		status = RM_EXIT_FAILURE;
-		goto out;
-	}
-	if (p.err)
-		goto usage;
-	/* limits need the hugetlb controller, and an rm-cpuset owner where it shares cpuset's
-	 * hierarchy */
-	if (p.nlm) {
-		if (rm_hugetlb_open(&p.h, &msg) < 0) {
-			rm_warnx("%s:%u:%u: %s", p.file, p.lm[0].line, p.lm[0].col, msg);
-			status = RM_EXIT_FAILURE;
-			goto out;
-		}
-		p.have_h = true;
-		p.log = (struct rm_kernfs_log){ .flags = RM_HUGETLB_FILES };
-		for (size_t k = 0; k < p.nlm; k++)
-			if (rm_hugetlb_check(&p.h, p.lm[k].owner, &msg) < 0) {
-				plan_fail(&p, p.lm[k].line, p.lm[k].col, msg);
-				msg = NULL;
-				goto usage;
-			}
-	}
+	status = apply_read(&a, &p);
 	/* changes of this machine are serialised (limits too: the cgroups are this machine's) */
-	if (!a.dry_run && (!root || p.nlm))
+	if (!status && !a.dry_run && (!root || p.nlm))
 		lock = hp_lock();
-	/* the mounts as they are now: there already, or a different mount in the way */
-	for (size_t k = 0; k < p.nm; k++) {
-		rc = hp_mount_check(&p.m[k].r, hp.default_size, &msg);
-		if (rc < 0) {
-			plan_fail(&p, p.m[k].line, p.m[k].col, msg);
-			msg = NULL;
-			goto usage;
-		}
-		p.m[k].already = rc == 1;
-	}
-	if (rm_hugepages_prepare(&hp, p.t, p.nt, &msg) < 0) {
-		rm_warnx("%s", msg);
-		status = RM_EXIT_FAILURE;
-		goto out;
-	}
-	for (size_t k = 0; k < p.noc; k++)
-		if (rm_hugepages_read_overcommit(&hp, p.oc[k].size, &p.oc[k].before, &msg) < 0) {
-			rm_warnx("%s:%u: %s", p.file, p.oc[k].line, msg);
-			status = RM_EXIT_FAILURE;
-			goto out;
-		}
-	if (rm_hugepages_check_memory(&hp, p.t, p.nt, &msg)) {
-		rm_warnx("%s: %s; nothing changed", p.file, msg);
-		status = RM_EXIT_NORESOURCE;
-		goto out;
-	}
-	if (a.dry_run) {
+	if (!status)
+		status = apply_plan(&p);
+	if (!status && a.dry_run) {
 		print_result(c, &p, true);
-		goto out;
+	} else if (!status && !(status = apply_check_writable(&p)) &&
+		   !(status = apply_changes(&p, a.no_compact))) {
+		apply_commit(&p);
+		print_result(c, &p, false);
 	}
-	/* what this run writes must be writable: PATH says which is not, with errno */
-	if (rm_hugepages_check_writable(&hp, p.t, p.nt, &path) < 0)
-		goto unwritable;
-	for (size_t k = 0; k < p.noc; k++) {
-		char *rel;
-
-		if (p.oc[k].want == p.oc[k].before)
-			continue;
-		rel = rm_hugepages_node_file(&hp, p.oc[k].size, SIZE_MAX, "nr_overcommit_hugepages");
-		path = rm_sysfs_path(hp.sysroot, rel);
-		free(rel);
-		if (access(path, W_OK) < 0)
-			goto unwritable;
-		free(path);
-		path = NULL;
-	}
-	for (size_t k = 0; k < p.nm; k++)
-		if (!p.m[k].already && geteuid() != 0) {
-			errno = EPERM;
-			goto unwritable;
-		}
-	if (p.nlm && access(p.h.mount, W_OK) < 0 && hp_permission_error(errno))
-		goto unwritable;
-	struct rm_hp_set_opts opts = { .retries = RM_HP_RETRIES, .compact = !a.no_compact };
-	rc = rm_hugepages_set(&hp, p.t, p.nt, &opts, &msg);
-	if (rc == RM_HP_SET_SHORT) {
-		rm_warnx("%s: %s; every pool is back to its previous count", p.file, msg);
-		status = RM_EXIT_NORESOURCE;
-		goto out;
-	} else if (rc < 0) {
-		rm_warnx("%s: %s", p.file, msg);
-		status = RM_EXIT_FAILURE;
-		goto out;
-	}
-	for (size_t k = 0; k < p.noc; k++) {
-		uint64_t got;
-
-		if (p.oc[k].want == p.oc[k].before)
-			continue;
-		rc = rm_hugepages_set_overcommit(&hp, p.oc[k].size, p.oc[k].want, &got, &msg);
-		if (rc < 0) {
-			if (rc == -2) {
-				/* the kernel's word on a size found not gigantic */
-				char *ks = rm_hugepages_kernel_size(hp.sizes[p.oc[k].size]);
-
-				free(msg);
-				msg = hp_gigantic_msg(&hp, p.oc[k].size, ks);
-				free(ks);
-			}
-			/* refused input with nothing left changed is a usage error */
-			status = fail_undo(&p, p.oc[k].line, &msg) == 0 && rc == -2 ? RM_EXIT_USAGE
-										: RM_EXIT_FAILURE;
-			goto out;
-		}
-		p.oc[k].written = true;
-	}
-	for (size_t k = 0; k < p.nm; k++) {
-		if (p.m[k].already)
-			continue;
-		if (hp_mount(&p.m[k].r, &p.m[k].made, &msg) < 0) {
-			fail_undo(&p, p.m[k].line, &msg);
-			status = RM_EXIT_FAILURE;
-			goto out;
-		}
-		p.m[k].mounted = true;
-	}
-	for (size_t k = 0; k < p.nlm; k++) {
-		const struct limit_line *l = &p.lm[k];
-
-		if (rm_hugetlb_set_logged(&p.h, l->owner, hp.sizes[l->size], l->limited, l->bytes,
-					  &p.log, &msg) < 0) {
-			fail_undo(&p, l->line, &msg);
-			status = RM_EXIT_FAILURE;
-			goto out;
-		}
-	}
-	print_result(c, &p, false);
-	goto out;
-unwritable:
-	if (hp_permission_error(errno))
-		rm_warnx("applying needs root");
-	else
-		rm_warnx("cannot write %s: %s", path, strerror(errno));
-	status = RM_EXIT_FAILURE;
-	goto out;
-usage:
-	rm_warnx("%s", p.err);
-	status = RM_EXIT_USAGE;
-out:
 	hp_unlock(lock);
 	plan_free(&p);
-	free(msg);
-	free(path);
-	free(file);
 	rm_hugepages_close(&hp);
 	return status;
 }

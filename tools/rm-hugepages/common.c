@@ -75,6 +75,15 @@ bool hp_permission_error(int err)
 	return (err == EACCES || err == EPERM || err == EROFS) && geteuid() != 0;
 }
 
+void hp_failx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rm_vmsg(fmt, ap, 0);
+	va_end(ap);
+}
+
 long hp_nodes(const struct rm_hugepages *hp, const char *set, size_t size, size_t **which,
 	      char **errmsg)
 {

@@ -11,6 +11,7 @@
 #include "exitcodes.h"
 #include "hugetlb.h"
 #include "rm-hugepages.h"
+#include "size.h"
 #include "state.h"
 #include "xalloc.h"
 
@@ -119,6 +120,18 @@ int hp_print_owner(struct rm_out *out, const struct rm_outopts *o, const struct 
 	return rc < 0 ? -1 : 0;
 }
 
+/* Mark the commit of OWNER's limit of pages of SIZE: PAGES of them, or none when not LIMITED. */
+static void commit_limit(const struct rm_hugepages *hp, const char *owner, size_t size,
+			 bool limited, uint64_t pages)
+{
+	char *ps = rm_size_format(hp->sizes[size]);
+	char *amount = limited ? rm_size_format(pages * hp->sizes[size]) : xstrdup("max");
+
+	rm_committed("set the %s hugetlb limit of owner '%s' to %s", ps, owner, amount);
+	free(amount);
+	free(ps);
+}
+
 int cmd_limit(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
@@ -141,10 +154,12 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 	int status = RM_EXIT_SUCCESS, rc, n = 0, lock = -1;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
+	/* parse and check everything, -o included, before the lock */
 	if (c->out.list_columns) {
 		rm_out_list_columns(&c->out, limit_cols, limit_ncols, NULL);
 		return RM_EXIT_SUCCESS;
 	}
+	rm_out_check(&c->out, limit_cols, limit_ncols, NULL);
 	hp_open(&hp, hp_sysroot(c));
 	if (a.owner && (!rm_name_valid(a.owner) || !strcmp(a.owner, "shared"))) {
 		rm_warnx("invalid owner name: '%s'%s", a.owner,
@@ -219,24 +234,35 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 	}
 	lock = hp_lock();
 	if (a.remove) {
-		if (rm_hugetlb_remove(&h, a.owner, hp.sizes, hp.nsizes, &msg) < 0)
+		char *dir = rm_hugetlb_path(&h, a.owner);
+		bool had = access(dir, F_OK) == 0;
+
+		/* its cgroup gone is the change, even when removing the empty parent fails */
+		rc = rm_hugetlb_remove(&h, a.owner, hp.sizes, hp.nsizes, &msg);
+		if (had && (rc == 0 || (!h.cpuset && access(dir, F_OK) < 0)))
+			rm_committed("removed the hugetlb limits of owner '%s'", a.owner);
+		free(dir);
+		if (rc < 0)
 			goto fail;
 		goto done;
 	}
+	/* apply: rm_hugetlb_set undoes what it did on a failure */
 	rc = rm_hugetlb_set(&h, a.owner, hp.sizes[size], limited, pages * hp.sizes[size], &msg);
 	if (rc == -2)
 		goto usage;
 	if (rc < 0)
 		goto fail;
+	commit_limit(&hp, a.owner, size, limited, pages);
+	/* report */
 	if (hp_print_owner(OUT(), &c->out, &h, &hp, a.owner, size, &msg) < 0)
 		goto fail;
 	goto done;
 usage:
-	rm_warnx("%s", msg);
+	hp_failx("%s", msg);
 	status = RM_EXIT_USAGE;
 	goto done;
 fail:
-	rm_warnx("%s", msg);
+	hp_failx("%s", msg);
 	status = RM_EXIT_FAILURE;
 done:
 	hp_unlock(lock);

@@ -370,10 +370,12 @@ int cmd_mount(int argc, char **argv, struct rm_common *c)
 	bool made;
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_INPUT);
+	/* parse and check everything, -o included, before the lock */
 	if (c->out.list_columns) {
 		rm_out_list_columns(&c->out, mount_cols, mount_ncols, mount_defaults);
 		return RM_EXIT_SUCCESS;
 	}
+	rm_out_check(&c->out, mount_cols, mount_ncols, mount_defaults);
 	/* mounts are this machine's: its page sizes, whatever RM_SYSROOT says */
 	hp_open(&hp, NULL);
 	if (!(r.dir = check_dir(a.dir, &msg)) ||
@@ -393,12 +395,17 @@ int cmd_mount(int argc, char **argv, struct rm_common *c)
 	}
 	if (!a.dry_run)
 		lock = hp_lock();
+	/* plan: a mount there already is left as it is; another one is refused */
 	if ((rc = hp_mount_check(&r, hp.default_size, &msg)) < 0)
 		goto usage;
-	if (rc == 0 && !a.dry_run && hp_mount(&r, &made, &msg) < 0) {
-		rm_warnx("%s", msg);
-		status = RM_EXIT_FAILURE;
-		goto out;
+	/* apply: hp_mount removes the directory it made when the mount fails */
+	if (rc == 0 && !a.dry_run) {
+		if (hp_mount(&r, &made, &msg) < 0) {
+			rm_warnx("%s; nothing changed", msg);
+			status = RM_EXIT_FAILURE;
+			goto out;
+		}
+		rm_committed("mounted hugetlbfs on %s", r.dir);
 	}
 	print_mount(c, &hp, &r, r.dir);
 	goto out;
@@ -429,10 +436,12 @@ int cmd_umount(int argc, char **argv, struct rm_common *c)
 	long n = 0;
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_INPUT);
+	/* parse and check everything, -o included, before the lock */
 	if (c->out.list_columns) {
 		rm_out_list_columns(&c->out, mount_cols, mount_ncols, mount_defaults);
 		return RM_EXIT_SUCCESS;
 	}
+	rm_out_check(&c->out, mount_cols, mount_ncols, mount_defaults);
 	hp_open(&hp, NULL);
 	if (!(dir = check_dir(a.dir, &msg)))
 		goto usage;
@@ -463,6 +472,8 @@ int cmd_umount(int argc, char **argv, struct rm_common *c)
 			rm_warnx("cannot unmount %s: %s", real, strerror(errno));
 			status = RM_EXIT_FAILURE;
 		} else {
+			if (!a.dry_run)
+				rm_committed("unmounted the hugetlbfs at %s", real);
 			hp_print_mount(out, &c->out, m);
 		}
 		rm_out_close(out);

@@ -11,6 +11,7 @@
 
 #include "exitcodes.h"
 #include "rm-hugepages.h"
+#include "size.h"
 #include "sysfs.h"
 #include "xalloc.h"
 
@@ -57,6 +58,15 @@ static error_t overcommit_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* Add "; nothing changed" to *MSG. */
+static void add_nothing_changed(char **msg)
+{
+	char *m = xasprintf("%s; nothing changed", *msg);
+
+	free(*msg);
+	*msg = m;
+}
+
 int cmd_overcommit(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
@@ -73,17 +83,19 @@ int cmd_overcommit(int argc, char **argv, struct rm_common *c)
 	struct rm_hp_counts g;
 	struct rm_out *out;
 	const char *root;
-	char *msg = NULL, *rel = NULL, *full = NULL;
-	uint64_t pages = 0, got;
+	char *msg = NULL, *rel = NULL, *full = NULL, *ps = NULL;
+	uint64_t pages = 0, got, before;
 	bool relative = false;
 	size_t size;
 	int status = RM_EXIT_SUCCESS, lock = -1, rc;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
+	/* parse and check everything, -o included, before the lock */
 	if (c->out.list_columns) {
 		rm_out_list_columns(&c->out, pool_cols, pool_ncols, NULL);
 		return RM_EXIT_SUCCESS;
 	}
+	rm_out_check(&c->out, pool_cols, pool_ncols, NULL);
 	root = hp_sysroot(c);
 	hp_open(&hp, root);
 	if (rm_hugepages_parse_size(&hp, a.size, &size, &msg) < 0)
@@ -97,10 +109,12 @@ int cmd_overcommit(int argc, char **argv, struct rm_common *c)
 	/* changes of this machine are serialised; a test tree is the test's own */
 	if (!a.dry_run && !root)
 		lock = hp_lock();
+	/* plan: the value it ends with */
 	if (rm_hugepages_read_pool(&hp, size, &g, &msg) < 0 ||
 	    rm_hugepages_read_overcommit(&hp, size, &g.overcommit, &msg) < 0)
 		goto fail;
 	g.have_overcommit = true;
+	before = g.overcommit;
 	if (relative) {
 		uint64_t most = UINT64_MAX / hp.sizes[size];
 
@@ -124,6 +138,7 @@ int cmd_overcommit(int argc, char **argv, struct rm_common *c)
 				msg = xasprintf("cannot write %s: %s", full, strerror(errno));
 			goto fail;
 		}
+		/* apply: written, read back, the value before written back when it reads wrong */
 		rc = rm_hugepages_set_overcommit(&hp, size, pages, &got, &msg);
 		if (rc == -2) {
 			/* the kernel's word on a size found not gigantic above */
@@ -131,11 +146,24 @@ int cmd_overcommit(int argc, char **argv, struct rm_common *c)
 			msg = hp_gigantic_msg(&hp, size, a.size);
 			goto usage;
 		}
-		if (rc < 0)
+		if (rc < 0) {
+			uint64_t now;
+			char *m = NULL;
+
+			if (rm_hugepages_read_overcommit(&hp, size, &now, &m) == 0 && now == before)
+				add_nothing_changed(&msg);
+			free(m);
 			goto fail;
+		}
+		ps = rm_size_format(hp.sizes[size]);
+		rm_committed("set the overcommit of %s pages to %" PRIu64, ps, pages);
 	}
-	if (rm_hugepages_read_pool(&hp, size, &g, &msg) < 0)
-		goto fail;
+	/* report */
+	if (rm_hugepages_read_pool(&hp, size, &g, &msg) < 0) {
+		hp_failx("%s", msg);
+		status = RM_EXIT_FAILURE;
+		goto out;
+	}
 print:
 	out = rm_out_new(&c->out, "pools", pool_cols, pool_ncols, NULL, true);
 	hp_print_pool(out, &hp, size, &g);
@@ -154,6 +182,7 @@ out:
 	free(msg);
 	free(rel);
 	free(full);
+	free(ps);
 	rm_hugepages_close(&hp);
 	return status;
 }

@@ -92,25 +92,19 @@ static error_t pages_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* Fill T[0..n) for the nodes WHICH: what each should end with. Exit status or 0. */
+/* Fill T[0..n) for the nodes WHICH: what each should end with, PAGES (parsed from a->count) in
+ * total or each, added to what the node has when RELATIVE. Exit status or 0. */
 static int targets(const struct rm_hugepages *hp, const struct pages_args *a, size_t size,
-		   const size_t *which, size_t n, struct rm_hp_target *t)
+		   const size_t *which, size_t n, uint64_t pages, bool relative,
+		   struct rm_hp_target *t)
 {
-	uint64_t pages = 0, *each = xcalloc(n, sizeof(uint64_t));
-	bool relative = false;
+	uint64_t *each = xcalloc(n, sizeof(uint64_t));
 	char *msg = NULL;
 	int status = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		t[i].size = size;
 		t[i].node = which[i];
-	}
-	if (a->count && rm_hugepages_parse_count(a->count, hp->sizes[size], &pages, &relative,
-						 &msg) < 0) {
-		rm_warnx("%s", msg);
-		free(msg);
-		free(each);
-		return RM_EXIT_USAGE;
 	}
 	if (!a->node || a->spread)
 		rm_hugepages_spread(pages, n, each);
@@ -143,6 +137,39 @@ static int targets(const struct rm_hugepages *hp, const struct pages_args *a, si
 	return status;
 }
 
+/* Mark the commit when a pool changed: "reserved 2MiB pages (node 0: 4, node 1: 4)", the
+ * persistent pages each node of T holds now. */
+static void commit_targets(const struct rm_hugepages *hp, const struct pages_args *a,
+			   const struct rm_hp_target *t, size_t n)
+{
+	char *list = xstrdup(""), *ps;
+	bool changed = false;
+
+	for (size_t i = 0; i < n; i++) {
+		char *m = xasprintf("%s%snode %u: %" PRIu64, list, i ? ", " : "",
+				    hp->nodes[t[i].node].id, t[i].got);
+
+		free(list);
+		list = m;
+		changed |= t[i].got != t[i].before;
+	}
+	if (changed) {
+		ps = rm_size_format(hp->sizes[t[0].size]);
+		rm_committed("%s %s pages (%s)", a->release ? "released" : "reserved", ps, list);
+		free(ps);
+	}
+	free(list);
+}
+
+/* Whether rm_hugepages_set left every pool of T as it was (after a failure it undid). */
+static bool all_restored(const struct rm_hp_target *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].written)
+			return false;
+	return true;
+}
+
 static void print_targets(const struct rm_common *c, const struct rm_hugepages *hp,
 			  const struct rm_hp_target *t, size_t n, bool planned)
 {
@@ -173,17 +200,23 @@ static int pages_run(struct pages_args *a, struct rm_common *c)
 	size_t size, *which = NULL;
 	char *msg = NULL, *path = NULL;
 	const char *root;
+	uint64_t pages = 0;
+	bool relative = false;
 	int status = RM_EXIT_SUCCESS, lock = -1, rc;
 	long n;
 
+	/* parse and check everything, -o included, before the lock */
 	if (c->out.list_columns) {
 		rm_out_list_columns(&c->out, size_cols, size_ncols, size_defaults);
 		return RM_EXIT_SUCCESS;
 	}
+	rm_out_check(&c->out, size_cols, size_ncols, size_defaults);
 	root = hp_sysroot(c);
 	hp_open(&hp, root);
 	if (rm_hugepages_parse_size(&hp, a->size, &size, &msg) < 0 ||
-	    (n = hp_nodes(&hp, a->node, size, &which, &msg)) < 0) {
+	    (n = hp_nodes(&hp, a->node, size, &which, &msg)) < 0 ||
+	    (a->count && rm_hugepages_parse_count(a->count, hp.sizes[size], &pages, &relative,
+						  &msg) < 0)) {
 		rm_warnx("%s", msg);
 		status = RM_EXIT_USAGE;
 		goto out;
@@ -191,8 +224,9 @@ static int pages_run(struct pages_args *a, struct rm_common *c)
 	/* changes of this machine are serialised; a test tree is the test's own */
 	if (!a->dry_run && !root)
 		lock = hp_lock();
+	/* plan: the counts each node ends with */
 	t = xcalloc((size_t)n, sizeof(*t));
-	if ((status = targets(&hp, a, size, which, (size_t)n, t)))
+	if ((status = targets(&hp, a, size, which, (size_t)n, pages, relative, t)))
 		goto out;
 	if (rm_hugepages_check_memory(&hp, t, (size_t)n, &msg)) {
 		rm_warnx("%s; nothing changed", msg);
@@ -211,21 +245,26 @@ static int pages_run(struct pages_args *a, struct rm_common *c)
 		status = RM_EXIT_FAILURE;
 		goto out;
 	}
+	/* apply, undone by rm_hugepages_set on a failure (and on a shortfall, unless kept) */
 	struct rm_hp_set_opts opts = {
 		.retries = RM_HP_RETRIES, .compact = !a->no_compact, .keep_partial = a->allow_partial,
 	};
 	rc = rm_hugepages_set(&hp, t, (size_t)n, &opts, &msg);
 	if (rc == RM_HP_SET_SHORT && a->allow_partial) {
+		/* what was obtained is kept: a change, so not 3 once anything was */
+		commit_targets(&hp, a, t, (size_t)n);
 		print_targets(c, &hp, t, (size_t)n, false);
-		rm_warnx("%s; keeping what was obtained", msg);
+		hp_failx("%s; keeping what was obtained", msg);
 		status = RM_EXIT_NORESOURCE;
 	} else if (rc == RM_HP_SET_SHORT) {
 		rm_warnx("%s; every node is back to its previous count", msg);
 		status = RM_EXIT_NORESOURCE;
 	} else if (rc < 0) {
-		rm_warnx("%s", msg);
+		rm_warnx("%s%s", msg, all_restored(t, (size_t)n)
+			 ? "; every node is back to its previous count" : "");
 		status = RM_EXIT_FAILURE;
 	} else {
+		commit_targets(&hp, a, t, (size_t)n);
 		print_targets(c, &hp, t, (size_t)n, false);
 	}
 out:

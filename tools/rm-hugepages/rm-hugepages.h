@@ -49,6 +49,10 @@ void hp_unlock(int fd);
 /* "needs root" when not root and ERR is a permission error, else NULL. */
 bool hp_permission_error(int err);
 
+/* A failure after the commit, without exiting: "PROG: MESSAGE; CHANGE stands" on one line (the
+ * caller returns its status, which rm_exit_status turns into 1 where it claims no change). */
+__attribute__((format(printf, 1, 2))) void hp_failx(const char *fmt, ...);
+
 /* A set of NUMA nodes: "all" or a list. Fills WHICH (indexes into hp->nodes, in order) with the
  * nodes that offer SIZE; a node named that does not exist, has no memory or lacks SIZE is refused
  * with *ERRMSG. ALL_NODES (SET NULL or "all"): every node offering SIZE. Returns the count. */
