@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "snaparchive.h"
 #include "closestream.h"
 #include "exitcodes.h"
 #include "options.h"
@@ -260,6 +261,8 @@ void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_
 	     c->out.noheadings || c->out.bytes))
 		rm_usage_errx("output options do not apply to '%s'", saved);
 	parse_wrapped(argp, argc, argv, c, input, false, flags);
+	/* a snapshot archive as the input root: read from a private unpacked copy */
+	c->sysroot = rm_archive_sysroot(c->sysroot);
 	argv[0] = saved;
 	free(name);
 }
