@@ -108,7 +108,7 @@ static error_t input_parse(int key, char *arg, struct argp_state *state)
 
 static const struct argp_option input_options[] = {
 	{ NULL, 0, NULL, 0, "Input:", 60 },
-	{ "sysroot", OPT_SYSROOT, "DIR", 0, "read /sys and /proc under DIR (a snapshot)", 60 },
+	{ "sysroot", OPT_SYSROOT, "DIR", 0, "read /sys and /proc under DIR (a snapshot, or its tar archive)", 60 },
 	{ "topology", OPT_TOPOLOGY, "SPEC", 0,
 	  "an hwloc XML file or a synthetic description such as \"package:2 core:8 pu:2\"", 60 },
 	{ 0 }
