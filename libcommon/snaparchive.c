@@ -392,12 +392,16 @@ out:
 /* ---- archives as sysroots ---- */
 
 static char *unpacked;   /* the private directory, removed at exit */
+static char *sysroot;    /* the snapshot in it */
 static pid_t unpacker;   /* the process that made it: a forked child leaves it alone */
 
 static void remove_unpacked(void)
 {
 	if (unpacked && getpid() == unpacker)
 		rm_tree_remove(AT_FDCWD, unpacked);
+	free(sysroot);
+	free(unpacked);
+	sysroot = unpacked = NULL;
 }
 
 /* A name that is relative and has no ".." component. */
@@ -613,7 +617,7 @@ const char *rm_archive_sysroot(const char *path)
 	if (!is_dir_at(dirfd, "sys")) {
 		names = list_dir(dirfd, &n);
 		if (n == 1 && is_dir_at(dirfd, names[0]))
-			top = xasprintf("%s/%s", unpacked, names[0]);
+			top = sysroot = xasprintf("%s/%s", unpacked, names[0]);
 		free_names(names, n);
 	}
 	close(dirfd);

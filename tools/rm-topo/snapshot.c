@@ -289,7 +289,7 @@ static bool dir_is_empty(int fd)
 int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 {
 	const char *dest = NULL, *root, *suffix;
-	char *parent, *base, *top = NULL, *msg = NULL;
+	char *parent, *base, *top = NULL, *work = NULL, *msg = NULL;
 	struct dest d = { -1, NULL };
 	int outfd = -1, n;
 	size_t len;
@@ -349,7 +349,7 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 		if (d.dirfd < 0)
 			err(RM_EXIT_FAILURE, "cannot create a directory next to '%s'", dest);
 		top = xasprintf("%.*s", (int)(strlen(base) - strlen(suffix)), base);
-		d.name = xasprintf("%s/%s", parent, cleanup.tmp);
+		d.name = work = xasprintf("%s/%s", parent, cleanup.tmp);
 	} else {
 		if (mkdirat(cleanup.dirfd, base, 0755) == 0)
 			cleanup.created = base;
@@ -376,10 +376,19 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 	}
 	close(d.dirfd);
 	cleanup.done = true;
+	if (cleanup.tmp && rm_tree_remove(cleanup.dirfd, cleanup.tmp) < 0)
+		warn("cannot remove '%s'", work);
+	free(cleanup.tmp);
+	cleanup.tmp = NULL;
+	cleanup.created = NULL;
 
 	fputs("snapshot=", stdout);
 	rm_record_write_value(stdout, dest);
 	printf(" files=%d\n", n);
 	free(top);
+	free(work);
+	if (base != parent)
+		free(base);
+	free(parent);
 	return RM_EXIT_SUCCESS;
 }
