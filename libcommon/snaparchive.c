@@ -616,9 +616,17 @@ const char *rm_archive_sysroot(const char *path)
 	/* the snapshot itself, or the one folder it is in (rm-topo snapshot's archives) */
 	if (!is_dir_at(dirfd, "sys")) {
 		names = list_dir(dirfd, &n);
-		if (n == 1 && is_dir_at(dirfd, names[0]))
-			top = sysroot = xasprintf("%s/%s", unpacked, names[0]);
+		if (n == 1 && is_dir_at(dirfd, names[0])) {
+			int one = openat(dirfd, names[0], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (one >= 0 && is_dir_at(one, "sys"))
+				top = sysroot = xasprintf("%s/%s", unpacked, names[0]);
+			if (one >= 0)
+				close(one);
+		}
 		free_names(names, n);
+		if (!top)
+			rm_usage_errx("not a snapshot archive (no sys folder in it): '%s'", path);
 	}
 	close(dirfd);
 	return top ? top : unpacked;

@@ -41,7 +41,7 @@ int rm_archive_write(int treefd, const char *top, int outfd, const char *name, t
  * PATH itself when it is not a regular file named as an archive (see rm_archive_suffix);
  * otherwise the archive unpacked into a private directory made with mkdtemp (under $TMPDIR or
  * /tmp), removed at exit: that directory, or the one folder the archive holds when it has no
- * sys/ of its own. Absolute names, ".." and entries through or to links that leave the tree are
+ * sys/ of its own (exit 2 when neither has one). Absolute names, ".." and entries through or to links that leave the tree are
  * refused, as are entries other than files, directories and links. Exits 2 for an unreadable or
  * unsafe archive, 1 when the unpacking fails.
  */

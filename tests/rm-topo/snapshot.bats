@@ -750,7 +750,7 @@ PY
 	# an archive without a snapshot in it
 	tar -czf "$t/empty.tar.gz" -C "$t" bad.tar.gz
 	run -2 --separate-stderr rm-topo --sysroot "$t/empty.tar.gz"
-	assert_equal "${#stderr_lines[@]}" 1
+	assert_equal "$stderr" "rm-topo: not a snapshot archive (no sys folder in it): '$t/empty.tar.gz'"
 	# a directory named like an archive is a snapshot directory
 	cp -R "$SNAPSHOTS/x86-2s-smt" "$t/dir.tar.gz"
 	run -0 rm-topo --sysroot "$t/dir.tar.gz" -o cpus
