@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Snapshot trees written relative to directory fds, tar archives of them, and archives as sysroots. */
+/* (Not archive.h: that name is libarchive's own header, which -I libcommon would hide.) */
 #ifndef RM_SNAPARCHIVE_H
 #define RM_SNAPARCHIVE_H
 
