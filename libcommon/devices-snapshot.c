@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "devices.h"
+#include "snaparchive.h"
 #include "sysfs.h"
 #include "xalloc.h"
 
@@ -90,7 +91,8 @@ const struct rm_devices_snap_path rm_devices_snapshot_paths[] = {
 struct snap {
 	const char *root;
 	char *eroot; /* ROOT with glob's special characters escaped */
-	const char *dir;
+	const char *dir; /* for messages */
+	int dirfd;       /* every file is made relative to it, through no link */
 	int count;
 	char *errmsg;
 };
@@ -107,25 +109,16 @@ static int fail(struct snap *s, const char *what, const char *path)
 /* mkdir -p DIR/REL */
 static int make_dirs(struct snap *s, const char *rel)
 {
-	char *path = xasprintf("%s/%s", s->dir, rel);
+	int fd = rm_tree_open_dir(s->dirfd, rel, true);
 
-	for (char *p = path + strlen(s->dir) + 1; ; p++) {
-		bool end = !*p;
+	if (fd < 0) {
+		char *path = xasprintf("%s/%s", s->dir, rel);
+		int rc = fail(s, "create", path);
 
-		if (*p == '/' || end) {
-			*p = '\0';
-			if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-				int rc = fail(s, "create", path);
-
-				free(path);
-				return rc;
-			}
-			if (end)
-				break;
-			*p = '/';
-		}
+		free(path);
+		return rc;
 	}
-	free(path);
+	close(fd);
 	return 0;
 }
 
@@ -166,7 +159,7 @@ static int copy_file(struct snap *s, const char *from, const char *to)
 		return -1;
 	}
 	dst = xasprintf("%s/%s", s->dir, to);
-	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	out = rm_tree_create(s->dirfd, to, 0644);
 	if (out < 0)
 		rc = errno == EEXIST ? 0 : fail(s, "create", dst);
 	while (rc > 0 && n > 0) {
@@ -321,7 +314,7 @@ static int copy_link(struct snap *s, const char *from, const char *to)
 		rc = -1;
 	} else {
 		dst = xasprintf("%s/%s", s->dir, to);
-		if (symlink(target, dst) < 0 && errno != EEXIST)
+		if (rm_tree_symlink(s->dirfd, to, target) < 0 && errno != EEXIST)
 			rc = fail(s, "create", dst);
 		free(dst);
 	}
@@ -389,7 +382,7 @@ static int copy_function(struct snap *s, const char *rel, void *arg)
 		rc = -1;
 	} else if (real) {
 		dst = xasprintf("%s/%s", s->dir, rel);
-		if (symlink(target, dst) < 0 && errno != EEXIST)
+		if (rm_tree_symlink(s->dirfd, rel, target) < 0 && errno != EEXIST)
 			rc = fail(s, "create", dst);
 		free(dst);
 	}
@@ -422,7 +415,21 @@ static char *glob_escape(const char *root)
 
 int rm_devices_snapshot(const char *root, const char *dir, char **errmsg)
 {
-	struct snap s = { root && *root && strcmp(root, "/") ? root : NULL, NULL, dir, 0, NULL };
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (fd < 0) {
+		*errmsg = xasprintf("cannot open '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	rc = rm_devices_snapshot_at(root, fd, dir, errmsg);
+	close(fd);
+	return rc;
+}
+
+int rm_devices_snapshot_at(const char *root, int dirfd, const char *dir, char **errmsg)
+{
+	struct snap s = { root && *root && strcmp(root, "/") ? root : NULL, NULL, dir, dirfd, 0,
+			  NULL };
 	int rc;
 
 	if (s.root)

@@ -178,5 +178,8 @@ extern const struct rm_devices_snap_path rm_devices_snapshot_paths[];
  * files are left out. Returns the number of files and links copied, or -1 with *ERRMSG.
  */
 int rm_devices_snapshot(const char *root, const char *dir, char **errmsg);
+/* The same into the directory open at DIRFD (named DIR in messages): every directory, file and
+ * link made relative to its parent's fd through no link, so none can land outside it. */
+int rm_devices_snapshot_at(const char *root, int dirfd, const char *dir, char **errmsg);
 
 #endif

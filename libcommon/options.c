@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "snaparchive.h"
 #include "closestream.h"
 #include "exitcodes.h"
 #include "lock.h"
@@ -109,7 +110,7 @@ static error_t input_parse(int key, char *arg, struct argp_state *state)
 
 static const struct argp_option input_options[] = {
 	{ NULL, 0, NULL, 0, "Input:", 60 },
-	{ "sysroot", OPT_SYSROOT, "DIR", 0, "read /sys and /proc under DIR (a snapshot)", 60 },
+	{ "sysroot", OPT_SYSROOT, "DIR", 0, "read /sys and /proc under DIR (a snapshot, or its tar archive)", 60 },
 	{ "topology", OPT_TOPOLOGY, "SPEC", 0,
 	  "an hwloc XML file or a synthetic description such as \"package:2 core:8 pu:2\"", 60 },
 	{ 0 }
@@ -284,6 +285,8 @@ void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_
 	     c->out.noheadings || c->out.bytes))
 		rm_usage_errx("output options do not apply to '%s'", saved);
 	parse_wrapped(argp, argc, argv, c, input, false, flags);
+	/* a snapshot archive as the input root: read from a private unpacked copy */
+	c->sysroot = rm_archive_sysroot(c->sysroot);
 	argv[0] = saved;
 	free(name);
 }

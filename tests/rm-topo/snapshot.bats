@@ -2,15 +2,14 @@
 # rm-topo on the snapshots kept in tests/snapshots, bad input, and rm-topo snapshot itself.
 load ../test_helper
 
-# rm-topo's records for the live machine and for a snapshot of it, for every listing; the fields
-# that may change between two reads (free memory) and those a snapshot cannot hold (arch: the
-# running kernel's) are left out.
+# rm-topo's records for the live machine and for a snapshot of it (a directory or an archive), for
+# every listing; the fields that may change between two reads (free memory) are left out.
 same_as_live() {
 	local snap=$1 cmd live
 
 	for cmd in cpus cores caches packages "nodes -o node,cpus,memory,distances,packages" \
 		distances "calc --objects node all" \
-		"summary -o machine,model,packages,nodes,l3,cores,cpus,threads_per_core,online,offline,isolated,nohz_full,memory,hugepage_sizes,allowed"; do
+		"summary -o machine,arch,model,packages,nodes,l3,cores,cpus,threads_per_core,online,offline,isolated,nohz_full,memory,hugepage_sizes,allowed"; do
 		run -0 rm-topo $cmd
 		live=$output
 		# distances: one node has none; caches: some VMs' kernels list none
@@ -416,9 +415,9 @@ cache=l3:0 size=- cpus=0-1,4-5"
 		fail "the snapshot has symlinks outside the PCI tree"
 	[ -z "$(find "$s" -type l -lname '/*')" ] || fail "the snapshot has absolute symlinks"
 	same_as_live "$s"
-	# the kernel's architecture is the one thing a snapshot does not hold
-	run -0 rm-topo --sysroot "$s" -o arch
-	assert_line -n 0 "arch=-"
+	# the host name and architecture uname(2) gives, recorded
+	assert_equal "$(cat "$s/proc/sys/kernel/arch")" "$(uname -m)"
+	assert_equal "$(cat "$s/proc/sys/kernel/hostname")" "$(uname -n)"
 }
 
 @test "snapshot FILE.tar.gz: one top folder named after the archive, replays as live" {
@@ -435,6 +434,8 @@ cache=l3:0 size=- cpus=0-1,4-5"
 	tar -xzf "$t/box.tar.gz" -C "$t/x"
 	assert_equal "$(find "$t/x/box" -type f -o -type l | wc -l)" "$(field files)"
 	same_as_live "$t/x/box"
+	# read as it is, unpacked by rm-topo itself
+	same_as_live "$t/box.tar.gz"
 
 	run -0 rm-topo --sysroot "$SNAPSHOTS/x86-2s-smt" snapshot "$t/two.tgz"
 	mkdir "$t/y"
@@ -507,6 +508,254 @@ cache=l3:0 size=- cpus=0-1,4-5"
 	diff -r "snap[1]" rel
 	run -0 rm-topo --sysroot "$BATS_TEST_TMPDIR/snap[1]" snapshot abs
 	diff -r "snap[1]" abs
+}
+
+@test "snapshot: the summary line replayed from the directory and from each archive is the live one" {
+	local t=$BATS_TEST_TMPDIR/w live ext
+
+	mkdir -p "$t" "$t/tmp"
+	export TMPDIR=$t/tmp
+	run -0 rm-topo
+	live=${lines[0]}
+	[[ $live == "machine=$(uname -n) arch=$(uname -m) "* ]] || fail "live summary: '$live'"
+	run -0 rm-topo snapshot "$t/dir"
+	run -0 rm-topo --sysroot "$t/dir"
+	assert_equal "${lines[0]}" "$live"
+	for ext in tar.gz tgz tar tar.xz tar.zst tar.bz2; do
+		run -0 rm-topo snapshot "$t/box.$ext"
+		run -0 rm-topo --sysroot "$t/box.$ext"
+		assert_equal "${lines[0]}" "$live"
+		RM_SYSROOT=$t/box.$ext run -0 rm-topo summary
+		assert_equal "${lines[0]}" "$live"
+		# the same files as the directory (their values may have changed since)
+		mkdir "$t/x"
+		tar -xaf "$t/box.$ext" -C "$t/x"
+		diff <(cd "$t/dir" && find . | sort) <(cd "$t/x/box" && find . | sort)
+		rm -r "$t/x"
+	done
+	# each unpacked copy was removed when its command ended
+	assert_equal "$(ls -A "$t/tmp")" ""
+}
+
+@test "snapshot FILE.tar.gz: every entry is root's, with its mode and the snapshot's time" {
+	local t=$BATS_TEST_TMPDIR before after
+
+	before=$(date +%s)
+	run -0 rm-topo snapshot "$t/box.tar.gz"
+	after=$(date +%s)
+	# names and ids: root/root, 0/0, whoever took it
+	run -0 tar tvzf "$t/box.tar.gz"
+	[ "${#lines[@]}" -gt 10 ]
+	assert_equal "$(printf '%s\n' "${lines[@]}" | awk '{ print $2 }' | sort -u)" "root/root"
+	run -0 tar --numeric-owner -tvzf "$t/box.tar.gz"
+	assert_equal "$(printf '%s\n' "${lines[@]}" | awk '{ print $2 }' | sort -u)" "0/0"
+	# modes kept: folders 0755, files 0644, links
+	assert_equal "$(tar tvzf "$t/box.tar.gz" | cut -c1 | sort -u | tr -d '\n')" "-dl" ||
+		assert_equal "$(tar tvzf "$t/box.tar.gz" | cut -c1 | sort -u | tr -d '\n')" "-d"
+	tar tvzf "$t/box.tar.gz" box/proc/cpuinfo | grep -q '^-rw-r--r-- ' || fail "cpuinfo's mode"
+	tar tvzf "$t/box.tar.gz" box/sys/devices/system/cpu | grep -q '^drwxr-xr-x ' ||
+		fail "the cpu folder's mode"
+	# one time, the snapshot's
+	mkdir "$t/x"
+	tar -xzf "$t/box.tar.gz" -C "$t/x"
+	run -0 find "$t/x/box" -printf '%T@\n'
+	assert_equal "$(printf '%s\n' "${lines[@]}" | cut -d. -f1 | sort -u | wc -l)" 1
+	[ "${lines[0]%.*}" -ge "$before" ] && [ "${lines[0]%.*}" -le "$after" ] ||
+		fail "entry time ${lines[0]} not in $before..$after"
+}
+
+@test "snapshot refuses a symlink planted at the output path: exit 2, its target untouched" {
+	local t=$BATS_TEST_TMPDIR/w
+
+	mkdir -p "$t/empty"
+	echo victim > "$t/victim"
+	ln -s "$t/victim" "$t/box.tar.gz"
+	run -2 --separate-stderr rm-topo snapshot "$t/box.tar.gz"
+	assert_equal "$stderr" "rm-topo: file exists: '$t/box.tar.gz'"
+	assert_equal "$(cat "$t/victim")" "victim"
+	[ -L "$t/box.tar.gz" ] || fail "the link was replaced"
+	# a dangling link: its target is not created
+	ln -s "$t/made" "$t/new.tgz"
+	run -2 rm-topo snapshot "$t/new.tgz"
+	[ ! -e "$t/made" ] || fail "written through the dangling link"
+	# a link to an empty directory is not a snapshot DIR
+	ln -s "$t/empty" "$t/dir"
+	run -2 --separate-stderr rm-topo snapshot "$t/dir"
+	assert_equal "$stderr" "rm-topo: not a new or empty directory: '$t/dir'"
+	assert_equal "$(ls -A "$t/empty")" ""
+	# and no working folder is left behind
+	assert_equal "$(ls -A "$t" | sort | tr '\n' ' ')" "box.tar.gz dir empty new.tgz victim "
+}
+
+# While PID runs, swap each folder matching the globs GLOB... for a symbolic link to OUTSIDE, as
+# soon as it appears: renamed away, and the link made in its place at once.
+swap_for_link() {
+	python3 - "$@" <<'PY'
+import glob, os, sys
+pid, outside, globs = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+def running():
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][0] != "Z"
+    except OSError:
+        return False
+while running():
+    for g in globs:
+        for d in glob.glob(g):
+            if os.path.isdir(d) and not os.path.islink(d):
+                try:
+                    os.rename(d, d + ".moved")
+                    os.symlink(outside, d)
+                except OSError:
+                    pass
+PY
+}
+
+# rm-topo snapshot ARGS in the background, each of its file opens slowed down (strace), so that
+# a folder can be swapped while it copies; sets PID.
+slow_snapshot() {
+	strace -qq -f -o /dev/null -e trace=openat -e inject=openat:delay_exit=400 \
+		rm-topo snapshot "$@" >/dev/null 2>&1 &
+	PID=$!
+}
+
+@test "snapshot: a folder swapped for a symlink while it copies never sends a file outside" {
+	local t=$BATS_TEST_TMPDIR/w outside=$BATS_TEST_TMPDIR/outside
+
+	mkdir -p "$t" "$outside"
+	# DIR: its sys folder, made by rm-topo, replaced by a link
+	mkdir "$t/d"
+	slow_snapshot "$t/d"
+	swap_for_link "$PID" "$outside" "$t/d/sys"
+	wait "$PID" || true
+	[ -d "$t/d/sys.moved" ] || fail "the folder was not swapped"
+	# FILE.tar.gz: the same in its private working folder
+	slow_snapshot "$t/a.tar.gz"
+	swap_for_link "$PID" "$outside" "$t/.rm-topo-snapshot.*/sys" "$t/.rm-topo-snapshot.*/*/sys"
+	wait "$PID" || true
+	# nothing went through the link
+	assert_equal "$(find "$outside" -mindepth 1)" ""
+	# the working folder is gone, finished or failed (a link swapped in after the copy is
+	# archived as a link)
+	assert_equal "$(ls -A "$t" | grep -v -x -e d -e a.tar.gz)" ""
+}
+
+@test "snapshot: a symlink planted at the output path while it runs is never written through" {
+	local t=$BATS_TEST_TMPDIR/w
+
+	mkdir "$t"
+	echo victim > "$t/victim"
+	slow_snapshot "$t/late.tar.gz"
+	# once the copy is under way (its working folder made), the output path is a link
+	while kill -0 "$PID" 2>/dev/null; do
+		if compgen -G "$t/.rm-topo-snapshot.*" >/dev/null; then
+			ln -sfn "$t/victim" "$t/late.tar.gz" 2>/dev/null || true
+		fi
+	done
+	wait "$PID" || true
+	[ -L "$t/late.tar.gz" ] || fail "the link was not planted"
+	[ "$(head -c 7 "$t/victim")" = victim ] || fail "the archive was written through the link"
+}
+
+@test "snapshot: names starting with '-' are names, not options" {
+	cd "$BATS_TEST_TMPDIR"
+	run -0 rm-topo snapshot ./--version.tar.gz
+	assert_output --regexp "^snapshot=./--version.tar.gz files=[1-9][0-9]*$"
+	assert_equal "$(tar -tzf ./--version.tar.gz | cut -d/ -f1 | sort -u)" "--version"
+	run -0 rm-topo --sysroot ./--version.tar.gz -o cpus
+	assert_line -n 0 "cpus=$(rm-topo -o cpus | head -n 1 | cut -d= -f2)"
+	RM_SYSROOT=./--version.tar.gz run -0 rm-topo -o cpus
+	run -0 rm-topo snapshot -- -x.tgz
+	assert_equal "$(tar -tzf ./-x.tgz | cut -d/ -f1 | sort -u)" "-x"
+	run -0 rm-topo snapshot -- --dir
+	[ -f ./--dir/sys/devices/system/cpu/online ] || fail "nothing in --dir"
+	run -0 rm-topo --sysroot ./--dir -o cpus
+	# nothing else made: no file an option would have named
+	assert_equal "$(ls -A | grep -v -e '^--version.tar.gz$' -e '^-x.tgz$' -e '^--dir$' \
+		-e '^bats-' || true)" ""
+}
+
+# A tar archive FILE holding a small valid snapshot, then the entries python's tarfile makes from
+# the arguments: "f NAME" a file, "d NAME" a folder, "l NAME TARGET" a symbolic link, "h NAME
+# TARGET" a hard link.
+evil_archive() {
+	local file=$1
+	shift
+	python3 - "$file" "$SNAPSHOTS/x86-2s-smt" "$@" <<'PY'
+import io, sys, tarfile
+out, snap, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+with tarfile.open(out, "w:gz") as t:
+    t.add(snap, arcname="snap")
+    while args:
+        kind, name = args[0], args[1]
+        info = tarfile.TarInfo(name)
+        if kind == "f":
+            info.size = 5
+            t.addfile(info, io.BytesIO(b"evil\n"))
+            args = args[2:]
+            continue
+        if kind == "d":
+            info.type = tarfile.DIRTYPE
+            t.addfile(info)
+            args = args[2:]
+            continue
+        info.type = tarfile.SYMTYPE if kind == "l" else tarfile.LNKTYPE
+        info.linkname = args[2]
+        t.addfile(info)
+        args = args[3:]
+PY
+}
+
+@test "--sysroot of a malicious archive: exit 2, nothing written outside its private folder" {
+	local t=$BATS_TEST_TMPDIR/w out=$BATS_TEST_TMPDIR/outside a
+
+	mkdir -p "$t/tmp/deep" "$out"
+	export TMPDIR=$t/tmp/deep
+	echo keep > "$out/passwd"
+	evil_archive "$t/abs.tar.gz" f "$out/abs"
+	evil_archive "$t/dotdot.tar.gz" f "snap/../../x" f "../y"
+	evil_archive "$t/linkout.tar.gz" l "snap/out" "$out" f "snap/out/evil"
+	evil_archive "$t/linkrel.tar.gz" l "snap/up" "../../../.." f "snap/up/evil"
+	evil_archive "$t/linkover.tar.gz" l "snap/out" "$out/passwd" f "snap/out"
+	evil_archive "$t/chain.tar.gz" l "snap/here" "." l "snap/up" "here/../.."
+	evil_archive "$t/hard.tar.gz" h "snap/pw" "$out/passwd"
+	for a in abs dotdot linkout linkrel linkover chain hard; do
+		run -2 --separate-stderr rm-topo --sysroot "$t/$a.tar.gz" cpus
+		assert_output ""
+		[[ $stderr == "rm-topo: unsafe entry in the snapshot archive '$t/$a.tar.gz': "* ]] ||
+			fail "$a: $stderr"
+		assert_equal "${#stderr_lines[@]}" 1
+		RM_SYSROOT=$t/$a.tar.gz run -2 rm-topo
+	done
+	assert_equal "$(ls -A "$out")" "passwd"
+	assert_equal "$(cat "$out/passwd")" "keep"
+	assert_equal "$(ls -A "$t" | sort | tr '\n' ' ')" \
+		"abs.tar.gz chain.tar.gz dotdot.tar.gz hard.tar.gz linkout.tar.gz linkover.tar.gz linkrel.tar.gz tmp "
+	assert_equal "$(ls -A "$t/tmp")" "deep"
+	assert_equal "$(ls -A "$t/tmp/deep")" ""
+	# the same archive without its bad entries reads
+	evil_archive "$t/good.tar.gz" l "snap/in" "sys/devices"
+	run -0 rm-topo --sysroot "$t/good.tar.gz" -o cpus
+	assert_line -n 0 "cpus=8"
+}
+
+@test "--sysroot of a damaged or missing archive: exit 2, one line" {
+	local t=$BATS_TEST_TMPDIR
+
+	printf 'not a tar\n' > "$t/bad.tar.gz"
+	run -2 --separate-stderr rm-topo --sysroot "$t/bad.tar.gz"
+	assert_output ""
+	[[ $stderr == "rm-topo: not a readable snapshot archive: '$t/bad.tar.gz'"* ]] || fail "$stderr"
+	run -2 --separate-stderr rm-topo --sysroot "$t/missing.tar.gz"
+	assert_equal "$stderr" "rm-topo: no such file: '$t/missing.tar.gz'"
+	# an archive without a snapshot in it
+	tar -czf "$t/empty.tar.gz" -C "$t" bad.tar.gz
+	run -2 --separate-stderr rm-topo --sysroot "$t/empty.tar.gz"
+	assert_equal "$stderr" "rm-topo: not a snapshot archive (no sys folder in it): '$t/empty.tar.gz'"
+	# a directory named like an archive is a snapshot directory
+	cp -R "$SNAPSHOTS/x86-2s-smt" "$t/dir.tar.gz"
+	run -0 rm-topo --sysroot "$t/dir.tar.gz" -o cpus
+	assert_line -n 0 "cpus=8"
 }
 
 # ---- the cgroup restriction on the live machine (root) ----

@@ -717,9 +717,11 @@ void topo_summary_read(struct rm_topo *t, struct topo_summary *s)
 	hwloc_obj_t root = hwloc_get_root_obj(t->topo), core = NULL, n = NULL;
 
 	memset(s, 0, sizeof(*s));
-	/* hwloc states the running kernel's architecture for a snapshot too: unknown there */
+	/* hwloc states the running kernel's architecture for a snapshot too: the snapshot's own */
 	if (t->source != RM_TOPO_SYSROOT)
 		s->arch = hwloc_obj_get_info_by_name(root, "Architecture");
+	else
+		s->arch = s->arch_read = rm_sysfs_read(t->sysroot, "proc/sys/kernel/arch");
 	s->model = model_of(t, hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, 0));
 	s->packages = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PACKAGE);
 	s->nodes = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_NUMANODE);
@@ -751,6 +753,7 @@ void topo_summary_free(struct topo_summary *s)
 {
 	hwloc_bitmap_free(s->cpus);
 	free(s->hugepage_sizes);
+	free(s->arch_read);
 }
 
 enum { M_MACHINE, M_ARCH, M_MODEL, M_PACKAGES, M_NODES, M_L3, M_CORES, M_CPUS, M_THREADS,

@@ -21,6 +21,7 @@ int cmd_resctrl(int argc, char **argv, struct rm_common *c);
 /* Facts of the machine record, shared by the summary and export nfd. */
 struct topo_summary {
 	const char *arch, *model;
+	char *arch_read; /* the arch read from a snapshot, which ARCH points to */
 	int packages, nodes, l3, cores, threads_per_core;
 	hwloc_bitmap_t cpus; /* present (or complete) CPUs */
 	uint64_t memory;     /* 0 when unknown */

@@ -5,22 +5,21 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <glob.h>
-#include <libgen.h>
 #include <mntent.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "devices.h"
 #include "exitcodes.h"
 #include "record.h"
 #include "rm-topo.h"
+#include "snaparchive.h"
 #include "sysfs.h"
 #include "xalloc.h"
 
@@ -28,7 +27,6 @@
 static const char *const patterns[] = {
 	"proc/cpuinfo",
 	"proc/meminfo",
-	"proc/sys/kernel/hostname",
 	"sys/devices/system/cpu/possible",
 	"sys/devices/system/cpu/present",
 	"sys/devices/system/cpu/online",
@@ -61,47 +59,32 @@ static const char *const patterns[] = {
 	"sys/kernel/mm/transparent_hugepage/defrag",
 };
 
-static enum { DEST_DIR, DEST_TARGZ } dest_kind(const char *dest)
-{
-	size_t n = strlen(dest);
+/* Where the copy goes: the directory DIRFD, named NAME in messages. */
+struct dest {
+	int dirfd;
+	const char *name;
+};
 
-	if ((n > 7 && !strcmp(dest + n - 7, ".tar.gz")) || (n > 4 && !strcmp(dest + n - 4, ".tgz")))
-		return DEST_TARGZ;
-	return DEST_DIR;
+static void write_failed(const struct dest *d, const char *rel)
+{
+	rm_err(RM_EXIT_FAILURE, "cannot write '%s/%s'", d->name, rel);
 }
 
-static int mkdir_parents(char *path)
+/* DATA and a newline as the new file REL. */
+static void write_file(const struct dest *d, const char *rel, const char *data)
 {
-	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
-		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
-static int write_file(const char *path, const char *data)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = rm_tree_create(d->dirfd, rel, 0644);
 	size_t len = strlen(data);
-	int rc = 0;
 
-	if (fd < 0)
-		return -1;
-	if (write(fd, data, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
-		rc = -1;
-	if (close(fd) < 0)
-		rc = -1;
-	return rc;
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len || write(fd, "\n", 1) != 1 ||
+	    close(fd) < 0)
+		write_failed(d, rel);
 }
 
-/* Copy ROOT/REL, a regular file, to DIR/REL; returns 1 when copied, 0 when left out. */
-static int copy_one(const char *root, const char *rel, const char *dir)
+/* Copy ROOT/REL, a regular file, to REL in the copy; returns 1 when copied, 0 when left out. */
+static int copy_one(const char *root, const char *rel, const struct dest *d)
 {
-	char *from = rm_sysfs_path(root, rel), *data = NULL, *to;
+	char *from = rm_sysfs_path(root, rel), *data = NULL;
 	struct stat st;
 
 	if (lstat(from, &st) == 0 && S_ISREG(st.st_mode))
@@ -109,10 +92,7 @@ static int copy_one(const char *root, const char *rel, const char *dir)
 	free(from);
 	if (!data)
 		return 0; /* unreadable (write-only or needs root): leave it out */
-	to = xasprintf("%s/%s", dir, rel);
-	if (mkdir_parents(to) < 0 || write_file(to, data) < 0)
-		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", to);
-	free(to);
+	write_file(d, rel, data);
 	free(data);
 	return 1;
 }
@@ -131,8 +111,8 @@ static char *glob_escape(const char *root)
 	return out;
 }
 
-/* Copy every file matching the patterns from ROOT into DIR; returns the number copied. */
-static int copy_files(const char *root, const char *dir)
+/* Copy every file matching the patterns from ROOT; returns the number copied. */
+static int copy_files(const char *root, const struct dest *d)
 {
 	char *eroot = root ? glob_escape(root) : NULL, *base = rm_sysfs_path(root, "");
 	size_t skip = strlen(base); /* "ROOT/" before each relative path */
@@ -145,7 +125,7 @@ static int copy_files(const char *root, const char *dir)
 
 		if (glob(pat, 0, NULL, &g) == 0) {
 			for (size_t j = 0; j < g.gl_pathc; j++)
-				copied += copy_one(root, g.gl_pathv[j] + skip, dir);
+				copied += copy_one(root, g.gl_pathv[j] + skip, d);
 			globfree(&g);
 		}
 		free(pat);
@@ -180,44 +160,43 @@ static char *cgroup_name(const char *root)
  * /proc/mounts, /proc/self/cpuset or /proc/self/cgroup, and that cgroup's cpuset files: copy
  * them, and the cgroup lines of /proc/mounts only, so the replay restricts the same CPUs.
  */
-static int copy_cgroup_files(const char *root, const char *dir)
+static int copy_cgroup_files(const char *root, const struct dest *d)
 {
 	static const char *const files[] = { /* the first at the mount point, the others in NAME */
 		"cgroup.controllers", "cpuset.cpus.effective", "cpuset.mems.effective",
 		"cpuset.cpus", "cpuset.mems", "cpus", "mems",
 	};
-	char *name = cgroup_name(root), *path = rm_sysfs_path(root, "proc/mounts"), *to;
+	char *name = cgroup_name(root), *path = rm_sysfs_path(root, "proc/mounts");
 	FILE *in, *out;
 	struct mntent *m;
-	int copied = 0;
+	int copied = 0, fd;
 
-	copied += copy_one(root, "proc/self/cpuset", dir) + copy_one(root, "proc/self/cgroup", dir);
+	copied += copy_one(root, "proc/self/cpuset", d) + copy_one(root, "proc/self/cgroup", d);
 	in = setmntent(path, "r");
 	free(path);
 	if (!name || !in)
 		goto out;
-	to = xasprintf("%s/proc/mounts", dir);
-	if (mkdir_parents(to) < 0 || !(out = fopen(to, "wxe")))
-		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", to);
+	fd = rm_tree_create(d->dirfd, "proc/mounts", 0644);
+	if (fd < 0 || !(out = fdopen(fd, "w")))
+		write_failed(d, "proc/mounts");
 	while ((m = getmntent(in))) {
 		if (strcmp(m->mnt_type, "cgroup") && strcmp(m->mnt_type, "cgroup2") &&
 		    strcmp(m->mnt_type, "cpuset"))
 			continue;
 		if (addmntent(out, m) != 0)
-			rm_err(RM_EXIT_FAILURE, "cannot write '%s'", to);
+			write_failed(d, "proc/mounts");
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			char *rel = xasprintf("%s%s/%s", m->mnt_dir + strspn(m->mnt_dir, "/"),
 					      i ? name : "", files[i]);
 
 			if (!strstr(rel, "..")) /* a snapshot's odd mounts must not write outside DIR */
-				copied += copy_one(root, rel, dir);
+				copied += copy_one(root, rel, d);
 			free(rel);
 		}
 	}
 	if (fclose(out) != 0)
-		rm_err(RM_EXIT_FAILURE, "cannot write '%s'", to);
+		write_failed(d, "proc/mounts");
 	copied++;
-	free(to);
 out:
 	if (in)
 		endmntent(in);
@@ -225,21 +204,24 @@ out:
 	return copied;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/*
+ * What the summary reads from uname(2) on a live machine: the host name, which the kernel also
+ * shows in /proc/sys/kernel/hostname, and the architecture, in /proc/sys/kernel/arch on newer
+ * kernels. Written from uname for this machine, so the replay prints what the live run prints;
+ * copied from a --sysroot snapshot where it has them.
+ */
+static int copy_uname(const char *root, const struct dest *d)
 {
-	return remove(path);
-}
+	struct utsname u;
 
-static void run_tar(const char *archive, const char *dir, const char *top)
-{
-	char *argv[] = { "tar", "-czf", (char *)archive, "-C", (char *)dir, (char *)top, NULL };
-	int status;
-	pid_t pid;
-
-	if ((errno = posix_spawnp(&pid, "tar", NULL, NULL, argv, environ)) != 0)
-		rm_err(RM_EXIT_FAILURE, "cannot run tar");
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		rm_errx(RM_EXIT_FAILURE, "tar failed to write '%s'", archive);
+	if (root)
+		return copy_one(root, "proc/sys/kernel/hostname", d) +
+		       copy_one(root, "proc/sys/kernel/arch", d);
+	if (uname(&u) < 0)
+		rm_err(RM_EXIT_FAILURE, "cannot read the host name");
+	write_file(d, "proc/sys/kernel/hostname", u.nodename);
+	write_file(d, "proc/sys/kernel/arch", u.machine);
+	return 2;
 }
 
 static error_t snapshot_parse(int key, char *arg, struct argp_state *state)
@@ -264,18 +246,39 @@ static error_t snapshot_parse(int key, char *arg, struct argp_state *state)
 static const struct argp snapshot_argp = {
 	NULL, snapshot_parse, "DIR|FILE.tar.gz",
 	"Copy the /sys and /proc files rm-topo reads into DIR (created; must be new or empty), or "
-	"into a gzip'd tar archive, so the machine can be replayed anywhere with --sysroot.",
+	"into a new tar archive (.tar, .tar.gz, .tgz, .tar.xz, .tar.zst, .tar.bz2), so the machine "
+	"can be replayed anywhere with --sysroot DIR or --sysroot FILE.tar.gz.",
 	NULL, NULL, NULL
 };
 
-static bool dir_is_empty(const char *path)
+/* What a failed snapshot leaves: removed at exit unless it succeeded. */
+static struct {
+	int dirfd;     /* the destination's parent */
+	char *tmp;     /* the private working tree of an archive */
+	char *created; /* the archive, or the directory made for the copy */
+	bool done;
+} cleanup = { -1, NULL, NULL, false };
+
+static void remove_leftovers(void)
 {
-	DIR *d = opendir(path);
+	if (cleanup.tmp)
+		rm_tree_remove(cleanup.dirfd, cleanup.tmp);
+	if (cleanup.created && !cleanup.done)
+		rm_tree_remove(cleanup.dirfd, cleanup.created);
+}
+
+static bool dir_is_empty(int fd)
+{
+	int dup = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
 	struct dirent *de;
 	bool empty = true;
 
-	if (!d)
+	if (!d) {
+		if (dup >= 0)
+			close(dup);
 		return false;
+	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			empty = false;
@@ -283,24 +286,13 @@ static bool dir_is_empty(const char *path)
 	return empty;
 }
 
-/* Files and links in the copy, for its record. */
-static int copied;
-
-static int count_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)path;
-	(void)sb;
-	(void)ftw;
-	copied += type == FTW_F || type == FTW_SL;
-	return 0;
-}
-
 int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 {
-	const char *dest = NULL, *root;
-	char *work, *top = NULL, *tmp = NULL, *msg = NULL;
-	struct stat st;
-	int n;
+	const char *dest = NULL, *root, *suffix;
+	char *parent, *base, *top = NULL, *work = NULL, *msg = NULL;
+	struct dest d = { -1, NULL };
+	int outfd = -1, n;
+	size_t len;
 
 	rm_parse_command(&snapshot_argp, argc, argv, c, &dest, RM_PARSE_NO_OUTPUT);
 	if (c->topology)
@@ -311,50 +303,92 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 		rm_topo_free(rm_topo_load(c, 0));
 	}
 
-	if (dest_kind(dest) == DEST_TARGZ) {
-		char *copy, *base;
-
-		if (lstat(dest, &st) == 0)
-			rm_usage_errx("file exists: '%s'", dest);
-		copy = xstrdup(dest);
-		base = basename(copy);
-		top = xasprintf("%.*s", (int)(strlen(base) - (strstr(base, ".tgz") ? 4 : 7)), base);
-		free(copy);
-		copy = xstrdup(dest);
-		tmp = xasprintf("%s/.rm-topo-snapshot.XXXXXX", dirname(copy));
-		free(copy);
-		if (!mkdtemp(tmp))
-			rm_err(RM_EXIT_FAILURE, "cannot create a directory next to '%s'", dest);
-		work = xasprintf("%s/%s", tmp, top);
-		if (mkdir(work, 0755) < 0)
-			rm_err(RM_EXIT_FAILURE, "cannot create '%s'", work);
+	/* DEST is NAME in the directory PARENT: everything below is made relative to its fd */
+	len = strlen(dest);
+	while (len > 1 && dest[len - 1] == '/')
+		len--;
+	parent = xasprintf("%.*s", (int)len, dest);
+	base = strrchr(parent, '/');
+	if (base == parent) {
+		base = xstrdup(parent + 1);
+		parent[1] = '\0';
+	} else if (base) {
+		*base = '\0';
+		base = xstrdup(base + 1);
 	} else {
-		if (lstat(dest, &st) == 0) {
-			if (!S_ISDIR(st.st_mode) || !dir_is_empty(dest))
-				rm_usage_errx("not a new or empty directory: '%s'", dest);
-		} else if (mkdir(dest, 0755) < 0) {
+		base = parent;
+		parent = xstrdup(".");
+	}
+	if (!*base)
+		rm_usage_errx("not a new or empty directory: '%s'", dest);
+	cleanup.dirfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cleanup.dirfd < 0)
+		rm_err(RM_EXIT_FAILURE, "cannot create '%s'", dest);
+	atexit(remove_leftovers);
+	d.name = dest;
+
+	if ((suffix = rm_archive_suffix(base))) {
+		struct stat st;
+
+		/* a file, a directory or a link there, dangling or not, is never written through */
+		if (fstatat(cleanup.dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			rm_usage_errx("file exists: '%s'", dest);
+		outfd = openat(cleanup.dirfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       0644);
+		if (outfd < 0 && errno == EEXIST)
+			rm_usage_errx("file exists: '%s'", dest);
+		if (outfd < 0)
 			rm_err(RM_EXIT_FAILURE, "cannot create '%s'", dest);
-		}
-		work = xstrdup(dest);
+		cleanup.created = base;
+		/* the copy is made in a private (0700) directory next to the archive */
+		cleanup.tmp = rm_tree_mkdtemp(cleanup.dirfd, ".rm-topo-snapshot");
+		if (!cleanup.tmp)
+			rm_err(RM_EXIT_FAILURE, "cannot create a directory next to '%s'", dest);
+		d.dirfd = openat(cleanup.dirfd, cleanup.tmp,
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (d.dirfd < 0)
+			rm_err(RM_EXIT_FAILURE, "cannot create a directory next to '%s'", dest);
+		top = xasprintf("%.*s", (int)(strlen(base) - strlen(suffix)), base);
+		d.name = work = xasprintf("%s/%s", parent, cleanup.tmp);
+	} else {
+		if (mkdirat(cleanup.dirfd, base, 0755) == 0)
+			cleanup.created = base;
+		else if (errno != EEXIST)
+			rm_err(RM_EXIT_FAILURE, "cannot create '%s'", dest);
+		/* an existing empty directory is taken; a link to one is not followed */
+		d.dirfd = openat(cleanup.dirfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (d.dirfd < 0 || (!cleanup.created && !dir_is_empty(d.dirfd)))
+			rm_usage_errx("not a new or empty directory: '%s'", dest);
 	}
 
-	copy_files(root, work);
-	copy_cgroup_files(root, work);
+	copy_files(root, &d);
+	copy_cgroup_files(root, &d);
+	copy_uname(root, &d);
 	/* and what rm-devices reads, so a GPU server can be replayed */
-	if (rm_devices_snapshot(root, work, &msg) < 0)
+	if (rm_devices_snapshot_at(root, d.dirfd, d.name, &msg) < 0)
 		rm_errx(RM_EXIT_FAILURE, "%s", msg);
-	copied = 0;
-	nftw(work, count_entry, 16, FTW_PHYS);
-	n = copied;
-	if (tmp) {
-		run_tar(dest, tmp, top);
-		nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	n = rm_tree_count(d.dirfd);
+	if (outfd >= 0) {
+		if (rm_archive_write(d.dirfd, top, outfd, base, time(NULL), &msg) < 0)
+			rm_errx(RM_EXIT_FAILURE, "%s", msg);
+		if (fsync(outfd) < 0 || close(outfd) < 0)
+			rm_err(RM_EXIT_FAILURE, "cannot write '%s'", dest);
 	}
+	close(d.dirfd);
+	cleanup.done = true;
+	if (cleanup.tmp && rm_tree_remove(cleanup.dirfd, cleanup.tmp) < 0)
+		rm_warn("cannot remove '%s'", work);
+	free(cleanup.tmp);
+	cleanup.tmp = NULL;
+	cleanup.created = NULL;
+
 	fputs("snapshot=", stdout);
 	rm_record_write_value(stdout, dest);
 	printf(" files=%d\n", n);
-	free(work);
 	free(top);
-	free(tmp);
+	free(work);
+	if (base != parent)
+		free(base);
+	free(parent);
 	return RM_EXIT_SUCCESS;
 }
