@@ -48,7 +48,17 @@ int pool_sync_quiet(struct pool *p, const struct rm_record *records, size_t n, b
 			hwloc_bitmap_or(quiet, quiet, cpus);
 		}
 	hwloc_bitmap_and(quiet, quiet, p->all);
-	if ((rc = rm_quiet_sync(root, quiet, p->all, &res, msg)))
+	/* what moves goes to the CPUs the kernel was not told to keep quiet at boot, if any */
+	hwloc_bitmap_copy(cpus, p->all);
+	if (p->t->isolated)
+		hwloc_bitmap_andnot(cpus, cpus, p->t->isolated);
+	if (p->t->nohz_full)
+		hwloc_bitmap_andnot(cpus, cpus, p->t->nohz_full);
+	if (!hwloc_bitmap_isincluded(cpus, quiet))
+		hwloc_bitmap_or(cpus, cpus, quiet);
+	else
+		hwloc_bitmap_copy(cpus, p->all);
+	if ((rc = rm_quiet_sync(root, quiet, cpus, &res, msg)))
 		goto out;
 	if (warn && !hwloc_bitmap_iszero(res.unmovable)) {
 		char *irqs = rm_cpulist_format(res.unmovable), *q = rm_cpulist_format(quiet);
@@ -133,10 +143,6 @@ static error_t noise_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "unexpected argument: '%s'", arg);
 		a->owner = arg;
 		break;
-	case ARGP_KEY_END:
-		if (!a->owner)
-			argp_error(state, "noise needs an OWNER");
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -214,6 +220,8 @@ int cmd_noise(int argc, char **argv, struct rm_common *c)
 		rm_out_list_columns(&c->out, noise_cols, ARRAY_SIZE(noise_cols), NULL);
 		return RM_EXIT_SUCCESS;
 	}
+	if (!a.owner)
+		rm_usage_errx("noise needs an OWNER");
 	if (!rm_name_valid(a.owner))
 		rm_usage_errx("invalid owner name: '%s'", a.owner);
 	pool_open(&p, c, POOL_ANY_TOPOLOGY);
