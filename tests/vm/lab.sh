@@ -23,7 +23,7 @@ if [ -z "${RM_LAB_CACHE:-}" ]; then
 	else RM_LAB_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/rmtools-lab; fi
 fi
 JOBS=${RM_LAB_JOBS:-2}
-TIMEOUT=${RM_LAB_TIMEOUT:-420} # seconds a boot may take, tests included
+TIMEOUT=${RM_LAB_TIMEOUT:-600} # seconds a boot may take, tests included
 TOOLS="rm-topo rm-cpuset rm-hugepages rm-devices rm-class rm-bench"
 
 # ---- shapes -------------------------------------------------------------------------------
