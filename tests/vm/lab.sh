@@ -23,7 +23,7 @@ if [ -z "${RM_LAB_CACHE:-}" ]; then
 	else RM_LAB_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/rmtools-lab; fi
 fi
 JOBS=${RM_LAB_JOBS:-2}
-TIMEOUT=${RM_LAB_TIMEOUT:-420} # seconds a boot may take, tests included
+TIMEOUT=${RM_LAB_TIMEOUT:-600} # seconds a boot may take, tests included
 TOOLS="rm-topo rm-cpuset rm-hugepages rm-devices rm-class rm-bench"
 
 # ---- shapes -------------------------------------------------------------------------------
@@ -33,11 +33,11 @@ TOOLS="rm-topo rm-cpuset rm-hugepages rm-devices rm-class rm-bench"
 #            a pxb-pcie expander on node 1 with an NVMe controller behind a root port)
 #   CGROUP: v2 (cgroup v2 only, cgroup_no_v1=all) or v1 (v1 controllers, v2 at unified/)
 SHAPES=(
-	"numa-6.12 6.12 numa4 v2 - topology,cpuset,hotplug,hugepages,devices,bench"
-	"numa-6.1 6.1 numa4 v2 - topology,cpuset,hotplug,hugepages"
-	"v1-6.1 6.1 numa4 v1 - cpuset-v1,hugepages-v1"
-	"isolcpus-6.12 6.12 numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus"
-	"rt-6.12 6.12-rt numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus,cpuset"
+	"numa-6.12 6.12 numa4 v2 - topology,cpuset,hotplug,hugepages,devices,bench,quiet"
+	"numa-6.1 6.1 numa4 v2 - topology,cpuset,hotplug,hugepages,quiet"
+	"v1-6.1 6.1 numa4 v1 - cpuset-v1,hugepages-v1,quiet"
+	"isolcpus-6.12 6.12 numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus,quiet"
+	"rt-6.12 6.12-rt numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus,cpuset,quiet"
 )
 
 shape_field() { # shape_field NAME INDEX
@@ -93,6 +93,28 @@ fetch_kernel() {
 	echo "$dir"
 }
 
+# fetch_irqbalance: Debian's irqbalance, unpacked into the cache once (never installed: on the
+# host it would move the host's IRQs); prints its directory, or nothing when unavailable. The
+# guests run the real daemon next to rm-cpuset --isolate (quiet.bats).
+fetch_irqbalance() {
+	local dir deb ver
+	ver=$(apt-cache policy irqbalance 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+		ls -d "$RM_LAB_CACHE"/irqbalance/*/ 2>/dev/null | sort -V | tail -n 1 | sed 's|/$||'
+		return
+	fi
+	dir=$RM_LAB_CACHE/irqbalance/$ver
+	if [ ! -f "$dir/.unpacked" ]; then
+		mkdir -p "$RM_LAB_CACHE/irqbalance/download" || return
+		(cd "$RM_LAB_CACHE/irqbalance/download" && rm -f ./*.deb &&
+			apt-get -o APT::Sandbox::User="$(id -un)" download -q irqbalance >&2) || return
+		deb=$(ls "$RM_LAB_CACHE/irqbalance/download/"*.deb)
+		rm -rf "$dir" && mkdir -p "$dir" && dpkg-deb -x "$deb" "$dir" && rm -f "$deb" &&
+			touch "$dir/.unpacked" || return
+	fi
+	echo "$dir"
+}
+
 # ---- initramfs --------------------------------------------------------------------------------
 # copy_with_libs ROOT FILE...: FILE and every library ldd names for it, at their paths under
 # ROOT (Debian's /lib is /usr/lib).
@@ -124,6 +146,13 @@ build_base() {
 		copy_with_libs "$root" "$BUILDDIR/$t"
 		mv "$root/usr/${BUILDDIR#/usr/}/$t" "$root/usr/bin/$t"
 	done
+	local irqb
+	irqb=$(fetch_irqbalance)
+	if [ -n "$irqb" ] && [ -x "$irqb/usr/sbin/irqbalance" ]; then
+		copy_with_libs "$root" "$irqb/usr/sbin/irqbalance"
+		mv "$root/usr/${irqb#/usr/}/usr/sbin/irqbalance" "$root/usr/sbin/irqbalance"
+		mkdir -p "$root/run/irqbalance" "$root/var/lib"
+	fi
 	cp -a /usr/bin/bats "$root/usr/bin/"
 	mkdir -p "$root/usr/lib/bats" "$root/usr/libexec"
 	cp -a /usr/lib/bats-core "$root/usr/lib/" && cp -a /usr/libexec/bats-core "$root/usr/libexec/"

@@ -548,9 +548,17 @@ void pool_commit(struct pool *p)
 			     "'rm-cpuset apply' makes them match the state", msg, msg2);
 		rm_errx(rc, "%s; nothing was changed", msg);
 	}
+	/* quieting the isolated owners' CPUs last; it undoes itself when it fails */
+	if (pool_sync_quiet(p, p->st.records, p->st.nrecords, true, &msg)) {
+		pool_sync_resctrl(p, p->before, p->nbefore, false, &msg2);
+		if (p->cgroups)
+			sync_cgroups(p, p->before, p->nbefore, &msg2);
+		rm_errx(RM_EXIT_FAILURE, "%s; nothing was changed", msg);
+	}
 	if (rm_state_commit(&p->st) == 0)
 		return;
 	saved = errno;
+	pool_sync_quiet(p, p->before, p->nbefore, false, &msg2);
 	if (pool_sync_resctrl(p, p->before, p->nbefore, false, &msg2))
 		rm_errx(RM_EXIT_FAILURE, "cannot write %s: %s; the resctrl groups could not be put "
 		     "back (%s): 'rm-cpuset apply' makes them match the state", p->st.path,

@@ -17,6 +17,8 @@ static const struct rm_command commands[] = {
 	{ "export", cmd_export, "kubelet, Slurm or systemd configuration" },
 	{ "accept-topology", cmd_accept_topology, "adopt changed CPUs, keep what fits" },
 	{ "mount-resctrl", cmd_mount_resctrl, "mount resctrl for L3 ways and memory bandwidth" },
+	{ "noise", cmd_noise, "what still disturbs an owner's CPUs" },
+	{ "boot-plan", cmd_boot_plan, "the kernel command line for the isolated CPUs" },
 	{ NULL, NULL, NULL },
 };
 

@@ -30,6 +30,8 @@ int cmd_gc(int argc, char **argv, struct rm_common *c);
 int cmd_export(int argc, char **argv, struct rm_common *c);
 int cmd_accept_topology(int argc, char **argv, struct rm_common *c);
 int cmd_mount_resctrl(int argc, char **argv, struct rm_common *c);
+int cmd_noise(int argc, char **argv, struct rm_common *c);
+int cmd_boot_plan(int argc, char **argv, struct rm_common *c);
 
 /* --no-cgroups: keep allocations in the state only. */
 extern bool opt_no_cgroups;
@@ -207,6 +209,19 @@ int pool_sync_resctrl(struct pool *p, const struct rm_record *records, size_t n,
 
 /* show: one record per L3 domain and resctrl group; nothing without resctrl. */
 void print_l3_ways(const struct pool *p, const struct rm_common *c);
+
+/* ---- quieting the isolated owners' CPUs (noise.c) ---- */
+
+/* Whether P's cgroups come with quieting, and under which root (NULL: this machine). */
+bool pool_quiet_root(const struct pool *p, const char **root);
+
+/* Quiet the CPUs of the isolated owners among RECORDS and restore what no longer needs to be
+ * (libcommon/quiet.c); with WARN, say which IRQs stay and what irqbalance needs. 0, or -1 with
+ * *MSG, having changed nothing. */
+int pool_sync_quiet(struct pool *p, const struct rm_record *records, size_t n, bool warn,
+		    char **msg);
+/* The same for the state as it is; exits 1 with a message on failure. */
+void pool_resync_quiet(struct pool *p);
 
 /* The start time of PID (clock ticks after boot, /proc/PID/stat field 22); 0 when gone. */
 unsigned long long process_start_time(pid_t pid);

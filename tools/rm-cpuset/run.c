@@ -357,6 +357,8 @@ int cmd_gc(int argc, char **argv, struct rm_common *c)
 	}
 	if (ngone && !dry_run)
 		pool_commit(&p);
+	else if (!dry_run)
+		pool_resync_quiet(&p); /* after a crash or a reboot */
 	pool_print_owners(&p, c, gone, ngone);
 	pool_free_records(gone, ngone);
 	pool_close(&p);

@@ -1,0 +1,152 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Quieting CPUs (libcommon/quiet.c) on a tree of plain files standing for /proc and /sys, and
+# rm-topo irqs and rm-cpuset noise reading such a tree; tests/vm/quiet.bats is the real kernel.
+load ../test_helper
+
+setup() {
+	export RM_STATE_DIR=$BATS_TEST_TMPDIR/state
+	tq=$RM_BUILDDIR/tests/unit/test-quiet
+	[ -x "$tq" ] || skip "tests/unit/test-quiet is not built (make check builds it)"
+	R=$BATS_TEST_TMPDIR/root
+	# an 8-CPU machine: IRQ 24 (a NIC on every CPU), 25 (a queue on CPU 6), 26 (on 0-3)
+	mkdir -p "$R"/proc/irq/{24,25,26} "$R"/proc/sys/kernel/random "$R"/proc/sys/vm \
+		"$R"/sys/devices/virtual/workqueue/writeback
+	echo 0-7 >"$R/proc/irq/24/smp_affinity_list"
+	echo 6 >"$R/proc/irq/25/smp_affinity_list"
+	echo 0-3 >"$R/proc/irq/26/smp_affinity_list"
+	echo 1 >"$R/proc/irq/24/node"
+	echo 6 >"$R/proc/irq/24/effective_affinity_list"
+	echo ff >"$R/sys/devices/virtual/workqueue/cpumask"
+	echo ff >"$R/sys/devices/virtual/workqueue/writeback/cpumask"
+	echo 0 >"$R/proc/sys/kernel/timer_migration"
+	echo 1 >"$R/proc/sys/vm/stat_interval"
+	echo 11111111-2222-3333-4444-555555555555 >"$R/proc/sys/kernel/random/boot_id"
+	cat >"$R/proc/interrupts" <<-'END'
+	           CPU0       CPU1       CPU2       CPU3       CPU4       CPU5       CPU6       CPU7       
+	 24:          5          0          0          0          0          0        100          0  PCI-MSIX-0000:41:00.0    0-edge      eth0
+	 25:          0          0          0          0          0          0         42          0  PCI-MSIX-0000:41:00.0    1-edge      eth0-q6
+	 26:          1          2          3          4          0          0          0          0  IO-APIC    9-fasteoi   acpi
+	LOC:         10         10         10         10         10         10         77         10   Local timer interrupts
+	ERR:          0
+	END
+	before=$(snapshot)
+}
+
+# Every value of the tree, "path: value" a line.
+snapshot() {
+	(cd "$R" && find proc/irq sys proc/sys -type f | sort | while read -r f; do
+		echo "$f: $(cat "$f")"; done)
+}
+
+@test "quiet: movable IRQs, the workqueue cpumasks and the sysctls leave the quiet CPUs; the journal holds what they were" {
+	run -0 "$tq" "$R" 6-7 0-7
+	assert_line 'unmovable=""'
+	assert_equal "$(cat "$R/proc/irq/24/smp_affinity_list")" 0-5
+	assert_equal "$(cat "$R/proc/irq/25/smp_affinity_list")" 0-5 # nothing left: the others
+	assert_equal "$(cat "$R/proc/irq/26/smp_affinity_list")" 0-3 # never there: untouched
+	assert_equal "$(cat "$R/sys/devices/virtual/workqueue/cpumask")" 3f
+	assert_equal "$(cat "$R/sys/devices/virtual/workqueue/writeback/cpumask")" 3f
+	assert_equal "$(cat "$R/proc/sys/kernel/timer_migration")" 1
+	assert_equal "$(cat "$R/proc/sys/vm/stat_interval")" 10
+	run -0 grep -v '^rmtools_state=' "$RM_STATE_DIR/quiet.state"
+	assert_output - <<-'END'
+	boot=11111111-2222-3333-4444-555555555555 cpus=6-7
+	irq=24 was=0-7
+	irq=25 was=6
+	file=sys/devices/virtual/workqueue/cpumask was=ff
+	file=sys/devices/virtual/workqueue/writeback/cpumask was=ff
+	file=proc/sys/kernel/timer_migration was=0
+	file=proc/sys/vm/stat_interval was=1
+	END
+	# irqbalance's banned CPUs, for a daemon started without systemd
+	assert_equal "$(cat "$R/run/rmtools/irqbalance.env")" IRQBALANCE_BANNED_CPULIST=6-7
+}
+
+@test "quiet: a second sync with more CPUs keeps the first values; the empty set restores everything byte for byte" {
+	run -0 "$tq" "$R" 6-7 0-7
+	run -0 "$tq" "$R" 4-7 0-7
+	assert_equal "$(cat "$R/proc/irq/24/smp_affinity_list")" 0-3
+	run -0 grep '^irq=24 ' "$RM_STATE_DIR/quiet.state"
+	assert_output 'irq=24 was=0-7'
+	run -0 "$tq" "$R" 6-7 0-7
+	assert_equal "$(cat "$R/proc/irq/24/smp_affinity_list")" 0-5
+	run -0 "$tq" "$R" '' 0-7
+	assert_equal "$(snapshot)" "$before"
+	run -0 cat "$RM_STATE_DIR/quiet.state"
+	assert_output --regexp '^rmtools_state=quiet version=1 records=0 '
+	[ ! -e "$R/run/rmtools/irqbalance.env" ]
+}
+
+@test "quiet: an IRQ whose affinity cannot be written is reported unmovable, not journaled, and the rest goes on" {
+	# a link: the write, which follows none, fails as the kernel's EIO would
+	echo 6 >"$R/proc/irq/25/real" && ln -sf real "$R/proc/irq/25/smp_affinity_list"
+	run -0 "$tq" "$R" 6-7 0-7
+	assert_line unmovable=25
+	run -1 grep -c '^irq=25 ' "$RM_STATE_DIR/quiet.state"
+	assert_output 0
+	run -0 grep '^unmovable=25$' "$RM_STATE_DIR/quiet.state"
+	assert_equal "$(cat "$R/proc/irq/24/smp_affinity_list")" 0-5
+}
+
+@test "quiet: a sysctl that cannot be written undoes every change and fails" {
+	# a link: readable, but the write, which follows none, fails
+	mv "$R/proc/sys/vm/stat_interval" "$R/proc/sys/vm/real"
+	ln -s real "$R/proc/sys/vm/stat_interval"
+	before=$(snapshot)
+	run -1 "$tq" "$R" 6-7 0-7
+	assert_output --partial "test-quiet: cannot write '10' to /proc/sys/vm/stat_interval"
+	assert_equal "$(snapshot)" "$before"
+}
+
+@test "quiet: a journal of another boot is dropped: its values belong to that boot" {
+	run -0 "$tq" "$R" 6-7 0-7
+	echo 99999999-2222-3333-4444-555555555555 >"$R/proc/sys/kernel/random/boot_id"
+	echo 0-7 >"$R/proc/irq/24/smp_affinity_list" # the kernel's default again
+	echo 1 >"$R/proc/sys/vm/stat_interval"
+	run -0 "$tq" "$R" 6-7 0-7
+	run -0 grep '^boot=' "$RM_STATE_DIR/quiet.state"
+	assert_output 'boot=99999999-2222-3333-4444-555555555555 cpus=6-7'
+	# the old journal said timer_migration was 0; this boot's value is 1, nothing to record
+	run -1 grep '^file=proc/sys/kernel/timer_migration ' "$RM_STATE_DIR/quiet.state"
+	run -0 grep '^file=proc/sys/vm/stat_interval ' "$RM_STATE_DIR/quiet.state"
+	assert_output 'file=proc/sys/vm/stat_interval was=1'
+	assert_equal "$(cat "$R/proc/irq/24/smp_affinity_list")" 0-5
+}
+
+@test "rm-topo irqs: device, affinity, effective affinity, node and counts per CPU" {
+	run -0 rm-topo --sysroot "$R" irqs
+	assert_output - <<-'END'
+	irq=24 device=eth0 affinity=0-7 effective=6 node=1 count=105 counts=0:5,6:100
+	irq=25 device=eth0-q6 affinity=6 effective=- node=- count=42 counts=6:42
+	irq=26 device=acpi affinity=0-3 effective=- node=- count=10 counts=0:1,1:2,2:3,3:4
+	END
+	run -0 rm-topo --sysroot "$R" irqs -o irq,chip,hwirq
+	assert_line --index 0 'irq=24 chip=PCI-MSIX-0000:41:00.0 hwirq=0-edge'
+	run -2 rm-topo --topology "package:1 pu:2" irqs
+}
+
+@test "noise: the owner's CPUs are disturbed by movable IRQs and the workqueues: exit 1" {
+	S=$BATS_TEST_TMPDIR/machine
+	cp -r "$RM_SRCDIR/tests/snapshots/x86-2s-smt" "$S"
+	cp -r "$R/proc/irq" "$R/proc/interrupts" "$S/proc/"
+	mkdir -p "$S/sys/devices/virtual" && cp -r "$R/sys/devices/virtual/workqueue" "$S/sys/devices/virtual/"
+	run -0 rm-cpuset --sysroot "$S" alloc --from 6-7 --count 2 --owner n -o owner,cpus
+	assert_output 'owner=n cpus=6-7'
+	run -1 rm-cpuset --sysroot "$S" noise n --window 0
+	assert_line 'source=irq/24 kind=irq name=eth0 cpus=6-7 count=0 rate=- movable=yes'
+	assert_line 'source=irq/25 kind=irq name=eth0-q6 cpus=6 count=0 rate=- movable=yes'
+	refute_line --partial 'source=irq/26 '
+	assert_line 'source=workqueue kind=workqueue name=cpumask cpus=6-7 count=- rate=- movable=yes'
+	# with the workqueues and IRQs off them: only the IRQ the journal found unmovable stays
+	echo 3f >"$S/sys/devices/virtual/workqueue/cpumask"
+	echo 0-5 >"$S/proc/irq/24/smp_affinity_list"
+	echo 0 >"$S/proc/irq/24/effective_affinity_list"
+	printf 'unmovable=25\n' | "$RM_BUILDDIR/tests/unit/test-state" quiet add unmovable 25 >/dev/null 2>&1 ||
+		skip "tests/unit/test-state is not built"
+	run -0 rm-cpuset --sysroot "$S" noise n --window 0 -o source,movable
+	assert_output 'source=irq/25 movable=no'
+	run -2 rm-cpuset --sysroot "$S" noise
+	run -2 rm-cpuset --sysroot "$S" noise nobody
+	run -2 rm-cpuset --sysroot "$S" noise n --window soon
+}
