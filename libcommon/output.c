@@ -100,6 +100,42 @@ static char *json_quote(const char *value)
 	return buf;
 }
 
+/* Fill OUT's shown columns from SEL (-o, or NULL) and DEFAULTS; exits 2 on a bad list. */
+static void choose_columns(struct rm_out *out, const char *sel, const char *defaults)
+{
+	for (size_t i = 0; i < out->ncols; i++)
+		out->slot[i] = -1;
+	out->nshown = 0;
+	if (sel && (!*sel || !strcmp(sel, "+") || sel[strlen(sel) - 1] == ',' ||
+		    !strncmp(sel, "+,", 2)))
+		rm_usage_errx("invalid field list: '%s'", sel);
+	if (sel && *sel != '+') {
+		add_columns(out, sel, true);
+	} else {
+		if (defaults)
+			add_columns(out, defaults, true);
+		else
+			for (size_t i = 0; i < out->ncols; i++)
+				out->slot[i] = (int)i, out->shown[out->nshown++] = (int)i;
+		if (sel && *sel == '+')
+			add_columns(out, sel + 1, false);
+	}
+}
+
+void rm_out_check(const struct rm_outopts *opts, const struct rm_column *cols, size_t ncols,
+		  const char *defaults)
+{
+	struct rm_out out = { .cols = cols, .ncols = ncols };
+
+	if (opts->list_columns && opts->columns)
+		rm_usage_errx("--list-columns takes no -o (it lists the fields -o accepts)");
+	out.shown = xcalloc(ncols, sizeof(int));
+	out.slot = xmalloc(ncols * sizeof(int));
+	choose_columns(&out, opts->columns, defaults);
+	free(out.shown);
+	free(out.slot);
+}
+
 struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 			  const struct rm_column *cols, size_t ncols, const char *defaults,
 			  bool apply_columns)
@@ -113,23 +149,7 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 	out->shown = xcalloc(ncols, sizeof(int));
 	out->slot = xmalloc(ncols * sizeof(int));
 	out->vals = xcalloc(ncols, sizeof(char *));
-	for (size_t i = 0; i < ncols; i++)
-		out->slot[i] = -1;
-
-	if (sel && (!*sel || !strcmp(sel, "+") || sel[strlen(sel) - 1] == ',' ||
-		    !strncmp(sel, "+,", 2)))
-		rm_usage_errx("invalid field list: '%s'", sel);
-	if (sel && *sel != '+') {
-		add_columns(out, sel, true);
-	} else {
-		if (defaults)
-			add_columns(out, defaults, true);
-		else
-			for (size_t i = 0; i < ncols; i++)
-				out->slot[i] = (int)i, out->shown[out->nshown++] = (int)i;
-		if (sel && *sel == '+')
-			add_columns(out, sel + 1, false);
-	}
+	choose_columns(out, sel, defaults);
 
 	if (opts->mode == RM_OUT_TABLE || opts->mode == RM_OUT_JSON) {
 		out->tb = scols_new_table();
@@ -336,6 +356,8 @@ void rm_out_list_columns(const struct rm_outopts *opts, const struct rm_column *
 	struct rm_outopts o = *opts;
 	struct rm_out *out;
 
+	if (opts->columns)
+		rm_usage_errx("--list-columns takes no -o (it lists the fields -o accepts)");
 	o.columns = NULL;
 	out = rm_out_new(&o, "columns", list_columns_cols,
 			 sizeof(list_columns_cols) / sizeof(list_columns_cols[0]), NULL, false);

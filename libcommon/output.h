@@ -51,6 +51,14 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 			  const struct rm_column *cols, size_t ncols, const char *defaults,
 			  bool apply_columns);
 
+/*
+ * Check OPTS for a listing of COLS (DEFAULTS as for rm_out_new) before anything is done, so that
+ * a command that changes something refuses a bad -o before it changes it: exits 2 as rm_out_new
+ * would, and also for --list-columns with -o. Prints nothing.
+ */
+void rm_out_check(const struct rm_outopts *opts, const struct rm_column *cols, size_t ncols,
+		  const char *defaults);
+
 /* One record: begin, set any columns (by index into COLS), end. Unset columns are unknown ("-"). */
 void rm_out_begin(struct rm_out *out);
 void rm_out_str(struct rm_out *out, int col, const char *value); /* NULL: unknown */
