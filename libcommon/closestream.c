@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -30,10 +31,14 @@ static int close_stream(FILE *stream)
 void rm_close_stdout(void)
 {
 	if (close_stream(stdout) != 0 && errno != EPIPE) {
-		const char *change = rm_committed_change();
+		/* a copy: the message below says it, once, so the commit is cleared first */
+		char *change = rm_committed_change() ? strdup(rm_committed_change()) : NULL;
 		int errnum = errno;
+		bool committed = rm_committed_change() != NULL;
 
-		rm_committed_clear(); /* the message below says it, once */
+		rm_committed_clear();
+		if (committed && !change)
+			change = (char *)"the change";
 		errno = errnum;
 		if (change && errnum)
 			rm_warn("%s stands, but its report could not be written", change);
@@ -43,7 +48,7 @@ void rm_close_stdout(void)
 			rm_warn("write error");
 		else
 			rm_warnx("write error");
-		_exit(change ? RM_EXIT_REPORT : RM_EXIT_FAILURE);
+		_exit(committed ? RM_EXIT_REPORT : RM_EXIT_FAILURE);
 	}
 	/* stderr stays open: sanitizers and later atexit handlers still report through it */
 	if (fflush(stderr) != 0)
