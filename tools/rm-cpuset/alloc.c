@@ -450,8 +450,10 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	alloc_choose(&p, &r, cpus);
 	pool_add(&p, r.owner, cpus, r.add_mems, r.isolate, 0);
 	alloc_choose_resctrl(&p, &r, cpus, p.st.nrecords - 1);
-	if (!r.dry_run)
+	if (!r.dry_run) {
 		pool_commit(&p);
+		pool_committed_cpus(cpus, r.owner);
+	}
 	pool_print_owners(&p, c, &p.st.records[p.st.nrecords - 1], 1);
 	pool_close(&p);
 	alloc_req_free(&r);
@@ -499,8 +501,10 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 		prepend_copy(gone, &ngone, r);
 		pool_remove(&p, i);
 	}
-	if (!a.dry_run && ngone)
+	if (!a.dry_run && ngone) {
 		pool_commit(&p);
+		pool_committed_owners("released", gone, ngone);
+	}
 	if (!a.dry_run && a.all)
 		pool_remove_cgroups(&p);
 	pool_print_owners(&p, c, gone, ngone);
@@ -576,8 +580,7 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 	int rc = 0;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
-	if (c->out.list_columns)
-		print_pools(NULL, c, true);
+	print_pools(NULL, c, true);
 	if (!a.set == !a.have_count)
 		rm_usage_errx("reserve: give either SET or --count N");
 	set = hwloc_bitmap_alloc();
@@ -617,8 +620,16 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 		pool_fail(rc, msg);
 	}
 	pool_set_reserved(&p, set, a.strict);
-	if (!a.dry_run)
+	if (!a.dry_run) {
+		char *list = rm_cpulist_format(set);
+
 		pool_commit(&p);
+		if (*list)
+			rm_committed("reserved CPUs %s%s", list, a.strict ? " (strict)" : "");
+		else
+			rm_committed("removed the reservation");
+		free(list);
+	}
 	print_pools(&p, c, true);
 	pool_close(&p);
 	hwloc_bitmap_free(set);
@@ -670,8 +681,14 @@ int cmd_accept_topology(int argc, char **argv, struct rm_common *c)
 		hwloc_bitmap_and(cpus, p.reserved, p.present);
 		pool_set_reserved(&p, cpus, p.strict);
 	}
-	if (!dry_run)
+	if (!dry_run) {
 		pool_commit(&p);
+		if (ngone)
+			pool_committed_owners("adopted the CPUs as they are now and dropped", gone,
+					      ngone);
+		else
+			rm_committed("adopted the CPUs as they are now");
+	}
 	pool_print_owners(&p, c, gone, ngone);
 	pool_free_records(gone, ngone);
 	pool_close(&p);
