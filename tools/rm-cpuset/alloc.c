@@ -286,8 +286,10 @@ static void check_nodes(const struct pool *p, const struct alloc_req *r)
 }
 
 /* The nodes another provider needs: --numa-node and --near. Empty for none. A device on a
- * memory-only node (CXL) counts as being on the nearest node with CPUs. */
-static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitmap_t nodes)
+ * memory-only node (CXL) counts as being on the nearest node with CPUs. *WARNING: what to say
+ * when the allocation is made (an error instead is the only line). */
+static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitmap_t nodes,
+			   char **warning)
 {
 	hwloc_const_bitmap_t all = hwloc_topology_get_topology_nodeset(p->t->topo);
 	hwloc_bitmap_t near = hwloc_bitmap_alloc();
@@ -303,7 +305,8 @@ static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitm
 		int node = device_node(p, r->near);
 
 		if (node < 0)
-			rm_warnx("device %s has no NUMA affinity; no NUMA preference from it", r->near);
+			*warning = xasprintf("device %s has no NUMA affinity; no NUMA preference "
+					     "from it", r->near);
 		else if (hwloc_get_numanode_obj_by_os_index(p->t->topo, (unsigned)node))
 			hwloc_bitmap_set(near, node);
 	}
@@ -323,7 +326,7 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 		       provider = hwloc_bitmap_alloc(), hint = hwloc_bitmap_alloc(),
 		       rest = hwloc_bitmap_alloc();
 	unsigned nfree;
-	char *msg = NULL;
+	char *msg = NULL, *warning = NULL;
 	int rc;
 
 	check_nodes(p, r);
@@ -337,7 +340,7 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 		rc = RM_CPUALLOC_EINVAL;
 		goto out;
 	}
-	provider_nodes(p, r, provider);
+	provider_nodes(p, r, provider, &warning);
 
 	/* the static policy takes from the default cpuset minus the reserved CPUs */
 	hwloc_bitmap_andnot(shared, p->all, p->exclusive);
@@ -378,9 +381,13 @@ out:
 	hwloc_bitmap_free(hint);
 	hwloc_bitmap_free(rest);
 	if (rc) {
+		free(warning);
 		pool_close(p);
 		pool_fail(rc, msg);
 	}
+	if (warning)
+		rm_warnx("%s", warning);
+	free(warning);
 }
 
 /* ---- alloc ---- */
