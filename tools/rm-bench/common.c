@@ -605,8 +605,11 @@ bool bench_parse(const struct argp *argp, int argc, char **argv, struct rm_commo
 		 void *input, const struct rm_column *cols, size_t ncols)
 {
 	rm_parse_command(argp, argc, argv, c, input, RM_PARSE_NO_INPUT);
-	if (!c->out.list_columns)
+	if (!c->out.list_columns) {
+		/* a bad -o is refused before minutes of measuring, not after */
+		rm_out_check(&c->out, cols, ncols, NULL);
 		return false;
+	}
 	rm_out_list_columns(&c->out, cols, ncols, NULL);
 	return true;
 }

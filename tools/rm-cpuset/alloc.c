@@ -286,8 +286,10 @@ static void check_nodes(const struct pool *p, const struct alloc_req *r)
 }
 
 /* The nodes another provider needs: --numa-node and --near. Empty for none. A device on a
- * memory-only node (CXL) counts as being on the nearest node with CPUs. */
-static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitmap_t nodes)
+ * memory-only node (CXL) counts as being on the nearest node with CPUs. *WARNING: what to say
+ * when the allocation is made (an error instead is the only line). */
+static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitmap_t nodes,
+			   char **warning)
 {
 	hwloc_const_bitmap_t all = hwloc_topology_get_topology_nodeset(p->t->topo);
 	hwloc_bitmap_t near = hwloc_bitmap_alloc();
@@ -303,7 +305,8 @@ static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitm
 		int node = device_node(p, r->near);
 
 		if (node < 0)
-			rm_warnx("device %s has no NUMA affinity; no NUMA preference from it", r->near);
+			*warning = xasprintf("device %s has no NUMA affinity; no NUMA preference "
+					     "from it", r->near);
 		else if (hwloc_get_numanode_obj_by_os_index(p->t->topo, (unsigned)node))
 			hwloc_bitmap_set(near, node);
 	}
@@ -323,7 +326,7 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 		       provider = hwloc_bitmap_alloc(), hint = hwloc_bitmap_alloc(),
 		       rest = hwloc_bitmap_alloc();
 	unsigned nfree;
-	char *msg = NULL;
+	char *msg = NULL, *warning = NULL;
 	int rc;
 
 	check_nodes(p, r);
@@ -337,7 +340,7 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 		rc = RM_CPUALLOC_EINVAL;
 		goto out;
 	}
-	provider_nodes(p, r, provider);
+	provider_nodes(p, r, provider, &warning);
 
 	/* the static policy takes from the default cpuset minus the reserved CPUs */
 	hwloc_bitmap_andnot(shared, p->all, p->exclusive);
@@ -378,9 +381,13 @@ out:
 	hwloc_bitmap_free(hint);
 	hwloc_bitmap_free(rest);
 	if (rc) {
+		free(warning);
 		pool_close(p);
 		pool_fail(rc, msg);
 	}
+	if (warning)
+		rm_warnx("%s", warning);
+	free(warning);
 }
 
 /* ---- alloc ---- */
@@ -450,8 +457,10 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	alloc_choose(&p, &r, cpus);
 	pool_add(&p, r.owner, cpus, r.add_mems, r.isolate, 0);
 	alloc_choose_resctrl(&p, &r, cpus, p.st.nrecords - 1);
-	if (!r.dry_run)
+	if (!r.dry_run) {
 		pool_commit(&p);
+		pool_committed_cpus(cpus, r.owner);
+	}
 	pool_print_owners(&p, c, &p.st.records[p.st.nrecords - 1], 1);
 	pool_close(&p);
 	alloc_req_free(&r);
@@ -499,8 +508,10 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 		prepend_copy(gone, &ngone, r);
 		pool_remove(&p, i);
 	}
-	if (!a.dry_run && ngone)
+	if (!a.dry_run && ngone) {
 		pool_commit(&p);
+		pool_committed_owners("released", gone, ngone);
+	}
 	if (!a.dry_run && a.all)
 		pool_remove_cgroups(&p);
 	pool_print_owners(&p, c, gone, ngone);
@@ -576,8 +587,7 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 	int rc = 0;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
-	if (c->out.list_columns)
-		print_pools(NULL, c, true);
+	print_pools(NULL, c, true);
 	if (!a.set == !a.have_count)
 		rm_usage_errx("reserve: give either SET or --count N");
 	set = hwloc_bitmap_alloc();
@@ -617,8 +627,16 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 		pool_fail(rc, msg);
 	}
 	pool_set_reserved(&p, set, a.strict);
-	if (!a.dry_run)
+	if (!a.dry_run) {
+		char *list = rm_cpulist_format(set);
+
 		pool_commit(&p);
+		if (*list)
+			rm_committed("reserved CPUs %s%s", list, a.strict ? " (strict)" : "");
+		else
+			rm_committed("removed the reservation");
+		free(list);
+	}
 	print_pools(&p, c, true);
 	pool_close(&p);
 	hwloc_bitmap_free(set);
@@ -670,8 +688,14 @@ int cmd_accept_topology(int argc, char **argv, struct rm_common *c)
 		hwloc_bitmap_and(cpus, p.reserved, p.present);
 		pool_set_reserved(&p, cpus, p.strict);
 	}
-	if (!dry_run)
+	if (!dry_run) {
 		pool_commit(&p);
+		if (ngone)
+			pool_committed_owners("adopted the CPUs as they are now and dropped", gone,
+					      ngone);
+		else
+			rm_committed("adopted the CPUs as they are now");
+	}
 	pool_print_owners(&p, c, gone, ngone);
 	pool_free_records(gone, ngone);
 	pool_close(&p);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -91,6 +92,9 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 				   "single-numa-node)", arg);
 		break;
 	case OPT_ROOT:
+		/* "" would name / by accident, as "$ROOT" unset in a script does */
+		if (!*arg)
+			argp_error(state, "empty --root directory (--root / names this system)");
 		a->root = arg;
 		break;
 	case OPT_NODE_NAME:
@@ -176,24 +180,113 @@ static void export_kubelet(struct pool *p, struct export_args *a, const char *re
 		printf("topologyManagerPolicy: %s\n", rm_tm_policy_name(a->policy));
 }
 
-/* Write TEXT to ROOT/PATH, parents made as needed, and print its record. */
-static void write_file(const char *root, const char *path, const char *text)
+/* The drop-ins of export systemd --root as they were, to put them back when one cannot be
+ * written: every file's previous text (NULL: there was none) and the directories made. */
+struct undo {
+	char *path[8], *old[8];
+	size_t nfiles;
+	char *dirs[32];
+	size_t ndirs;
+};
+
+/* The text of PATH into *TEXT (NULL when it does not exist): 0, or -1 with errno. */
+static int read_old(const char *path, char **text)
 {
-	char *full = xasprintf("%s/%s", root, path), *slash, *msg;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = NULL, *m;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), c, saved;
+
+	*text = NULL;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!(f = fdopen(fd, "r")) || !(m = open_memstream(&buf, &len))) {
+		saved = errno;
+		f ? fclose(f) : close(fd);
+		errno = saved;
+		return -1;
+	}
+	while ((c = getc(f)) != EOF)
+		putc(c, m);
+	saved = ferror(f) ? errno : 0;
+	fclose(f);
+	if (fclose(m) || saved) {
+		free(buf);
+		errno = saved ? saved : ENOMEM;
+		return -1;
+	}
+	*text = buf;
+	return 0;
+}
+
+/* Put back what U recorded; 0, or -1 with *FAILED naming the file left as written. */
+static int undo_files(struct undo *u, char **failed)
+{
+	int rc = 0;
+
+	for (size_t i = u->nfiles; i-- > 0;) {
+		char *msg = NULL;
+
+		if (u->old[i] ? rm_atomic_write(u->path[i], u->old[i], strlen(u->old[i]), 0644, &msg) != 0 :
+				unlink(u->path[i]) != 0 && errno != ENOENT) {
+			free(msg);
+			if (!rc)
+				*failed = xstrdup(u->path[i]);
+			rc = -1;
+		}
+	}
+	for (size_t i = u->ndirs; i-- > 0;)
+		rmdir(u->dirs[i]); /* only when empty: what was made for the files */
+	return rc;
+}
+
+static void undo_free(struct undo *u)
+{
+	for (size_t i = 0; i < u->nfiles; i++) {
+		free(u->path[i]);
+		free(u->old[i]);
+	}
+	for (size_t i = 0; i < u->ndirs; i++)
+		free(u->dirs[i]);
+}
+
+/* Exit 1 with MSG after putting back the files written so far, saying so. */
+__attribute__((noreturn))
+static void undo_fail(struct undo *u, char *msg)
+{
+	char *failed = NULL;
+
+	if (undo_files(u, &failed))
+		rm_errx(RM_EXIT_FAILURE, "%s; '%s' could not be put back as it was, and the drop-ins "
+			"written stand", msg, failed);
+	rm_errx(RM_EXIT_FAILURE, "%s; the drop-ins written before were put back, nothing was "
+		"changed", msg);
+}
+
+/* Write TEXT to ROOT/PATH, parents made as needed, recording in U how to put it back. */
+static void write_file(struct undo *u, const char *root, const char *path, const char *text)
+{
+	char *full = xasprintf("%s/%s", root, path), *slash, *msg, *old;
 
 	for (slash = strchr(full + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
-		if (mkdir(full, 0755) && errno != EEXIST)
-			rm_err(RM_EXIT_FAILURE, "cannot create %s", full);
+		if (mkdir(full, 0755) == 0) {
+			if (u->ndirs < ARRAY_SIZE(u->dirs))
+				u->dirs[u->ndirs++] = xstrdup(full);
+		} else if (errno != EEXIST) {
+			undo_fail(u, xasprintf("cannot create %s: %s", full, strerror(errno)));
+		}
 		*slash = '/';
 	}
+	if (read_old(full, &old))
+		undo_fail(u, xasprintf("cannot read %s: %s", full, strerror(errno)));
 	/* a dot-file beside it (which watchers ignore), fsynced and renamed into place */
 	if (rm_atomic_write(full, text, strlen(text), 0644, &msg)) {
-		free(full);
-		pool_fail(RM_CPUALLOC_EINTERNAL, msg);
+		free(old);
+		undo_fail(u, msg);
 	}
-	printf("file=%s\n", full);
-	free(full);
+	u->path[u->nfiles] = full;
+	u->old[u->nfiles++] = old;
 }
 
 static void export_systemd(struct export_args *a, const char *reserved)
@@ -205,16 +298,28 @@ static void export_systemd(struct export_args *a, const char *reserved)
 		{ "etc/systemd/system/init.scope.d/50-rmtools-cpuset.conf", "Scope", "AllowedCPUs" },
 	};
 
+	struct undo u = { 0 };
+
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		char *text = xasprintf("# from rm-cpuset: system services on the reserved CPUs\n"
 				       "[%s]\n%s=%s\n", files[i].section, files[i].key, reserved);
 
 		if (a->root)
-			write_file(a->root, files[i].path, text);
+			write_file(&u, a->root, files[i].path, text);
 		else
 			printf("%s# /%s\n%s", i ? "\n" : "", files[i].path, text);
 		free(text);
 	}
+	if (!a->root)
+		return;
+	/* all written: the commit; then the report */
+	rm_committed("wrote the systemd drop-ins under '%s'", a->root);
+	for (size_t i = 0; i < u.nfiles; i++) {
+		fputs("file=", stdout);
+		rm_record_write_value(stdout, u.path[i]);
+		putchar('\n');
+	}
+	undo_free(&u);
 }
 
 /* The NodeName: --node-name, or the host name up to its first dot, as slurmd -C prints it. */
@@ -334,6 +439,8 @@ static void export_slurm(struct pool *p, const struct export_args *a)
 		free(text);
 		pool_close(p);
 		pool_fail(RM_CPUALLOC_EINTERNAL, msg);
+	} else {
+		rm_committed("wrote '%s'", a->output);
 	}
 	free(text);
 }
@@ -468,6 +575,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		rm_out_list_columns(&c->out, apply_cols, ARRAY_SIZE(apply_cols), NULL);
 		return RM_EXIT_SUCCESS;
 	}
+	rm_out_check(&c->out, apply_cols, ARRAY_SIZE(apply_cols), NULL);
 	pool_open(&p, c, (dry_run ? 0 : POOL_WRITE) | POOL_NEED_CGROUPS);
 	cpus = hwloc_bitmap_alloc();
 	mems = hwloc_bitmap_alloc();
@@ -502,8 +610,11 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 			     hwloc_bitmap_isequal(mems, want[i].mems) &&
 			     isolated == want[i].isolate ? "keep" : "update";
 	}
-	if (!dry_run)
+	if (!dry_run) {
 		pool_commit(&p);
+		rm_committed("made the cgroups%s match the state",
+			     p.have_resctrl ? " and resctrl groups" : "");
+	}
 	out = rm_out_new(&c->out, "cgroups", apply_cols, ARRAY_SIZE(apply_cols), NULL, true);
 	for (i = 0; i < n; i++)
 		apply_record(&p, out, want[i].name, &want[i], actions[i]);

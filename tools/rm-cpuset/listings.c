@@ -61,9 +61,13 @@ void print_pools(const struct pool *p, const struct rm_common *c, bool reserved_
 	hwloc_bitmap_t set;
 	struct rm_out *out;
 
-	if (!p) {
+	if (!p && c->out.list_columns) {
 		rm_out_list_columns(&c->out, pool_cols, ARRAY_SIZE(pool_cols), NULL);
 		exit(RM_EXIT_SUCCESS);
+	}
+	if (!p) {
+		rm_out_check(&c->out, pool_cols, ARRAY_SIZE(pool_cols), NULL);
+		return;
 	}
 	out = rm_out_new(&c->out, "pools", pool_cols, ARRAY_SIZE(pool_cols), NULL, true);
 	pool_record(p, out, "reserved", p->reserved);
@@ -105,8 +109,7 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 	struct pool p;
 
 	rm_parse_command(&argp, argc, argv, c, NULL, 0);
-	if (c->out.list_columns)
-		print_pools(NULL, c, false);
+	print_pools(NULL, c, false);
 	pool_open(&p, c, 0);
 	print_pools(&p, c, false);
 	free_set = hwloc_bitmap_alloc();

@@ -659,10 +659,36 @@ void pool_print_owners(const struct pool *p, const struct rm_common *c,
 	rm_out_flush();
 }
 
+void pool_committed_cpus(hwloc_const_bitmap_t cpus, const char *owner)
+{
+	char *list = rm_cpulist_format(cpus);
+
+	rm_committed("allocated CPUs %s to '%s'", list, owner);
+	free(list);
+}
+
+void pool_committed_owners(const char *what, const struct rm_record *recs, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0, k = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rm_record_kind(&recs[i]), "owner"))
+			fprintf(f, "%s'%s'", k++ ? ", " : "", rm_record_get(&recs[i], "owner"));
+	if (fclose(f))
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
+	rm_committed("%s the CPUs of %s %s", what, k == 1 ? "owner" : "owners", buf);
+	free(buf);
+}
+
 void pool_list_columns(const struct rm_common *c)
 {
 	if (c->out.list_columns) {
 		rm_out_list_columns(&c->out, owner_cols, owner_ncols, owner_defaults);
 		exit(RM_EXIT_SUCCESS);
 	}
+	rm_out_check(&c->out, owner_cols, owner_ncols, owner_defaults);
 }

@@ -80,9 +80,7 @@ void alloc_check_resctrl(struct pool *p, struct alloc_req *r)
 	    (rc = rm_resctrl_mb_value(&p->rc, r->mem_bandwidth, &r->mb_value, &r->mb_canon,
 				      &msg))) {
 		pool_close(p);
-		rm_warnx("%s", msg);
-		free(msg);
-		exit(rc);
+		rm_errx(rc, "%s", msg);
 	}
 }
 
@@ -187,9 +185,7 @@ out:
 	if (rc) {
 		pool_close(p);
 		alloc_req_free(r);
-		rm_warnx("%s", msg);
-		free(msg);
-		exit(rc);
+		rm_errx(rc, "%s", msg);
 	}
 }
 
@@ -495,6 +491,8 @@ int cmd_mount_resctrl(int argc, char **argv, struct rm_common *c)
 			       e == EINVAL && *opts ? " (does the hardware have what the options ask? "
 						       "rm-topo resctrl shows what it has)" : "");
 		status = RM_EXIT_FAILURE;
+	} else if (!a.dry_run) {
+		rm_committed("mounted resctrl at %s", root);
 	}
 	if (status == RM_EXIT_SUCCESS) {
 		fputs("resctrl=", stdout);

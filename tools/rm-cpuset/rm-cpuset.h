@@ -135,15 +135,21 @@ extern const struct rm_column owner_cols[];
 extern const size_t owner_ncols;
 extern const char owner_defaults[];
 void pool_print_owner(const struct pool *p, struct rm_out *out, const struct rm_record *r);
-/* A listing of the owner records among RECS; --list-columns of allocations (exits). */
+/* A listing of the owner records among RECS; --list-columns of allocations (exits), else the
+ * check of -o for them (exits 2 on a bad list), before anything is done. */
 void pool_print_owners(const struct pool *p, const struct rm_common *c,
 		       const struct rm_record *recs, size_t n);
 void pool_list_columns(const struct rm_common *c);
 void pool_free_records(struct rm_record *r, size_t n);
 
 /* Pool records (reserved, shared, exclusive, free); only the reserved one when RESERVED_ONLY.
- * With P NULL: print the columns (--list-columns) and exit. */
+ * With P NULL: print the columns (--list-columns) and exit, or check -o for them. */
 void print_pools(const struct pool *p, const struct rm_common *c, bool reserved_only);
+
+/* Say that the commit made (rm_committed): CPUS allocated to OWNER; WHAT ("released") done to
+ * the owners among RECS. */
+void pool_committed_cpus(hwloc_const_bitmap_t cpus, const char *owner);
+void pool_committed_owners(const char *what, const struct rm_record *recs, size_t n);
 
 /* Exit status for a cpualloc return value, printing MSG. */
 __attribute__((noreturn))

@@ -143,6 +143,8 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 		pool_add(&p, a->req.owner, pl->cpus, a->req.add_mems, a->req.isolate, getpid());
 		alloc_choose_resctrl(&p, &a->req, pl->cpus, p.st.nrecords - 1);
 		pool_commit(&p);
+		/* until the command ends and run releases it */
+		pool_committed_cpus(pl->cpus, a->req.owner);
 		pool_owner_mems(&p, &p.st.records[pool_find(&p, a->req.owner)], pl->mems);
 		take_placement(&p, pl, a->req.owner);
 		pl->allocated = true;
@@ -242,6 +244,8 @@ static void release(struct rm_common *c, struct placement *pl)
 		pool_commit(&p);
 	}
 	pool_close(&p);
+	/* nothing run made stands now: the command's status passes through as it is */
+	rm_committed_clear();
 }
 
 int cmd_run(int argc, char **argv, struct rm_common *c)
@@ -270,8 +274,14 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 
 	fflush(stdout);
 	child_pid = fork();
-	if (child_pid < 0)
-		rm_err(EXIT_RUN_FAILED, "cannot fork");
+	if (child_pid < 0) {
+		int saved = errno;
+
+		if (pl.allocated)
+			release(c, &pl);
+		errno = saved;
+		rm_err(EXIT_RUN_FAILED, "cannot fork%s", pl.allocated ? " (its CPUs were released)" : "");
+	}
 	if (child_pid == 0)
 		child(&pl, a.cmd);
 	/* the terminal's signals reach the command too; others are passed on */
@@ -355,10 +365,12 @@ int cmd_gc(int argc, char **argv, struct rm_common *c)
 		rm_record_copy(&gone[ngone++], r);
 		pool_remove(&p, i);
 	}
-	if (ngone && !dry_run)
+	if (ngone && !dry_run) {
 		pool_commit(&p);
-	else if (!dry_run)
+		pool_committed_owners("released", gone, ngone);
+	} else if (!dry_run) {
 		pool_resync_quiet(&p); /* after a crash or a reboot */
+	}
 	pool_print_owners(&p, c, gone, ngone);
 	pool_free_records(gone, ngone);
 	pool_close(&p);

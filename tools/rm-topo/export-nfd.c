@@ -40,6 +40,8 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case OPT_OUTPUT_FILE:
+		if (!*arg)
+			argp_error(state, "empty --output file name");
 		e->output = arg;
 		break;
 	case ARGP_KEY_ARG:
@@ -164,9 +166,10 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&export_argp, argc, argv, c, &e, RM_PARSE_NO_OUTPUT);
 	t = rm_topo_load(c, 0);
-	if (e.output)
+	if (e.output) {
 		write_atomically(e.output, t);
-	else
+		rm_committed("wrote '%s'", e.output);
+	} else
 		write_labels(stdout, t);
 	rm_topo_free(t);
 	return RM_EXIT_SUCCESS;
