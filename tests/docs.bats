@@ -237,6 +237,30 @@ setup() {
 	assert_equal "$problems" ""
 }
 
+@test "docs: -h is --help and --version names the tool, for each tool and each command" {
+	local tool cmd version
+	version=$(cat "$RM_SRCDIR/VERSION")
+	for tool in "${TOOLS[@]}"; do
+		for cmd in "" $(commands "$tool"); do
+			# shellcheck disable=SC2086 # no command: the tool's own options
+			run -0 --separate-stderr "$tool" $cmd -h
+			assert_equal "$stderr" ""
+			# shellcheck disable=SC2086
+			assert_equal "$output" "$("$tool" $cmd --help)"
+			assert_line --regexp '^  -h, -\?, --help '
+			# shellcheck disable=SC2086
+			run -0 --separate-stderr "$tool" $cmd --version
+			assert_output "$tool (rmtools) $version"
+			# shellcheck disable=SC2086
+			run -0 "$tool" $cmd -V
+			assert_output "$tool (rmtools) $version"
+		done
+	done
+	# grouped with other short options, as getopt allows
+	run -0 rm-topo cpus -th
+	assert_line --index 0 --partial 'Usage: rm-topo cpus '
+}
+
 @test "docs: commands without output modes say so in the page, the others do not" {
 	local tool cmd text problems='' without
 	for tool in "${TOOLS[@]}"; do

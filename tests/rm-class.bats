@@ -291,7 +291,7 @@ setup_file() {
 	run -0 rm-class --list-commands
 	assert_output "$(printf '%s\n' list show match explain check export)"
 	run -0 rm-class -V
-	assert_output --regexp '^rmtools [0-9]'
+	assert_output --regexp '^rm-class \(rmtools\) [0-9]+\.[0-9]+'
 	run -0 rm-class match --help
 	assert_output --partial '--count=N'
 	assert_output --partial '--sysroot=DIR'
