@@ -810,7 +810,7 @@ zsh_capture() {
 	zmodload zsh/zpty || exit 3
 	local out l n=0
 	zpty z zsh -f -i
-	zpty -w z "PS1='READY>'; fpath=(${(q)1} \$fpath); autoload -U compinit; compinit -u -D"
+	zpty -w z "PS1='READY>'; fpath=(${(q)${(s.:.)1}} \$fpath); autoload -U compinit; compinit -u -D"
 	zpty -w z 'compadd() {
 	  if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return; fi
 	  local -a __hits; local -A apre hpre hsuf asuf
@@ -831,7 +831,8 @@ zsh_capture() {
 	done
 	zpty -d z
 	EOF
-	run -0 timeout 60 zsh -f "$BATS_TEST_TMPDIR/capture.zsh" "$RM_SRCDIR/completions/zsh" "$@"
+	run -0 timeout 60 zsh -f "$BATS_TEST_TMPDIR/capture.zsh" \
+		"${ZSH_FPATH:-$RM_SRCDIR/completions/zsh}" "$@"
 }
 
 # The words offered for LINE in the output of zsh_capture ALL: offered ALL LINE
@@ -851,6 +852,48 @@ offered() {
 	assert_equal "$(offered "$all" 'rm-topo calc --')" "$(help_long rm-topo calc)"
 	assert_equal "$(offered "$all" 'rm-topo calc n')" node:
 	assert_equal "$(offered "$all" 'rm-topo export ')" nfd
+}
+
+# make install of a copy of the sources configured with --prefix=$1 (and the rest of the
+# arguments), its data files only, under DESTDIR $BATS_TEST_TMPDIR/dest$1
+install_data() {
+	local prefix=$1 src=$BATS_TEST_TMPDIR/src
+	shift
+	[ -d "$src" ] || make -s -C "$RM_BUILDDIR" distdir distdir="$src" >/dev/null
+	(cd "$src" && ./configure -q --cache-file="$BATS_TEST_TMPDIR/config.cache" \
+		--prefix="$prefix" "$@" >/dev/null && make -s install-data DESTDIR="$BATS_TEST_TMPDIR/dest$prefix" >/dev/null)
+}
+
+@test "zsh completion: make install puts them where zsh -f finds them, with prefix /usr and /usr/local" {
+	local prefix dest tool all fp
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	for prefix in /usr /usr/local; do
+		install_data "$prefix"
+		dest=$BATS_TEST_TMPDIR/dest$prefix
+		# zsh's own fpath as it would be after "make install" (every directory of it under DESTDIR),
+		# then its functions less the directories other installs of rmtools may have filled
+		fp=$(zsh -fc 'local -a a; a=($1$^fpath ${fpath:#*/(site-functions|vendor-*)}); print -r -- ${(j.:.)a}' \
+			_ "$dest")
+		run -0 zsh -fc 'fpath=(${(s.:.)1}); autoload -U compinit && compinit -u -D || exit 3
+			shift; local -a f; for t; do f=(${^fpath}/_$t(N)); print -r -- "$t ${_comps[$t]-} $f[1]"; done' \
+			_ "$fp" "${TOOLS[@]}"
+		for tool in "${TOOLS[@]}"; do
+			assert_line --regexp "^$tool _$tool $dest$prefix/share/zsh/[a-z-]+/_$tool\$"
+		done
+		# the same directories at an interactive zsh (those of them that exist: a terminal line
+		# is short)
+		ZSH_FPATH=$(zsh -fc 'local -a a; a=($1$^fpath(N/)); print -r -- ${(j.:.)a}' _ "$dest") \
+			zsh_capture "${TOOLS[@]/%/ }"
+		all=$output
+		for tool in "${TOOLS[@]}"; do
+			assert_equal "$(offered "$all" "$tool ")" "$(commands "$tool" | LC_ALL=C sort)"
+		done
+	done
+	# the directory zsh searches for each prefix; --with-zshcompletiondir still decides
+	[ -f "$BATS_TEST_TMPDIR/dest/usr/usr/share/zsh/vendor-completions/_rm-topo" ]
+	[ -f "$BATS_TEST_TMPDIR/dest/usr/local/usr/local/share/zsh/site-functions/_rm-topo" ]
+	install_data /opt/rmtools --with-zshcompletiondir=/opt/zsh
+	[ -f "$BATS_TEST_TMPDIR/dest/opt/rmtools/opt/zsh/_rm-topo" ]
 }
 
 @test "zsh completion: rm-cpuset commands, options, fields, owners and the command to run" {
