@@ -339,11 +339,37 @@ EOF
 	json_check 'd["packages"][0]["model"] == "Intel(R) Xeon(R) \"Gold\" 6130 \\ v2"'
 	run -0 rm-topo --topology "$XML" packages -t -o package,model
 	assert_line --index 1 --regexp '^ *0 Intel\(R\) Xeon\(R\) "Gold" 6130 \\ v2$'
+	# raw: bare, blanks and backslashes as \xHH as lsblk -r writes them; printf %b reads them back
 	run -0 rm-topo --topology "$XML" packages -r -o model,package
-	assert_line --index 0 '"Intel(R) Xeon(R) \"Gold\" 6130 \\ v2" 0'
+	assert_line --index 0 'Intel(R)\x20Xeon(R)\x20"Gold"\x206130\x20\x5c\x20v2 0'
+	read -r model package <<<"${lines[0]}"
+	assert_equal "$(printf '%b' "$model")" 'Intel(R) Xeon(R) "Gold" 6130 \ v2'
+	assert_equal "$package" 0
 }
 
 # ---- nodes ----
+
+@test "nodes: tables print sizes for people as lsblk does, --bytes in bytes; records and JSON exact" {
+	local m expected
+	while read -r m expected; do
+		run -0 rm-topo --topology "numa:1(memory=$m) pu:1" nodes -t -n -o memory
+		assert_output --regexp "^ *$expected\$"
+	done <<-'EOF'
+	4941544KiB 4.7G
+	1536KiB 1.5M
+	2GiB 2G
+	1TiB 1T
+	1000 1000B
+	EOF
+	run -0 rm-topo --topology "numa:1(memory=4941544KiB) pu:1" nodes -t -o node,memory --bytes
+	assert_line --index 1 --regexp '^ +0 +5060141056$'
+	run -0 rm-topo --topology "numa:1(memory=4941544KiB) pu:1" nodes -o memory
+	assert_output 'memory=4941544KiB'
+	run -0 rm-topo --topology "numa:1(memory=4941544KiB) pu:1" nodes -r -o memory
+	assert_output '4941544KiB'
+	run -0 rm-topo --topology "numa:1(memory=4941544KiB) pu:1" nodes -J -o memory
+	json_check 'd["nodes"][0]["memory"] == 5060141056'
+}
 
 @test "nodes: CPUs, memory and the distance row" {
 	run -0 rm-topo --topology "$XML" nodes
