@@ -274,8 +274,30 @@ lspci_tree() {
 	usage_error "show: missing DEVICE" gpu show
 	usage_error "unknown field: 'bogus'" gpu list -o device,bogus
 	usage_error "not a directory: '$BATS_TEST_TMPDIR/none'" rm-devices --sysroot "$BATS_TEST_TMPDIR/none" list
-	usage_error "devices are read from sysfs" rm-devices --topology "package:2 core:2" list
 	usage_error "unknown command: 'lst'" rm-devices lst
+}
+
+@test "a described topology (RM_TOPOLOGY, --topology) has no devices: none listed, a note, exit 0" {
+	local note="rm-devices: note: a described topology has no devices: 'package:2 core:2 pu:1' (use --sysroot with a snapshot for a machine's devices)"
+	RM_TOPOLOGY="package:2 core:2 pu:1" run -0 --separate-stderr rm-devices
+	assert_output ''
+	assert_equal "$stderr" "$note"
+	run -0 --separate-stderr rm-devices --topology "package:2 core:2 pu:1" list --all -J
+	assert_equal "$(jq -c . <<<"$output")" '{"devices":[]}'
+	assert_equal "$stderr" "$note"
+	RM_TOPOLOGY="package:2 core:2 pu:1" run -0 --separate-stderr rm-devices list -t
+	assert_output ''
+	# --sysroot on the command line wins over the variable
+	RM_TOPOLOGY="package:2 core:2 pu:1" run -0 --separate-stderr gpu list -o device -r
+	[ "${#lines[@]}" -gt 0 ]
+	assert_equal "$stderr" ''
+	# a device named there is not on the described machine
+	run -2 --separate-stderr rm-devices --topology "package:2 core:2 pu:1" show 3b:00.0
+	assert_output ''
+	assert_equal "${stderr_lines[0]}" "$note"
+	assert_equal "${stderr_lines[1]}" "rm-devices: no such PCI device: '3b:00.0'"
+	# a bad description is still an error
+	usage_error "invalid synthetic topology: 'package:2 core:2'" rm-devices --topology "package:2 core:2"
 }
 
 @test "docs: the listings of rm-devices(1)'s EXAMPLES print what the page shows, on the GPU server" {
