@@ -1196,3 +1196,85 @@ devices_tree() {
 		unroff | sed 's/  .*//')
 	[ "$n" -ge 6 ]
 }
+
+# ---- the README's set-up: quickstart's packages, the skips left ----
+
+# The packages of plain ./quickstart (line 1) and those ./quickstart check adds (line 2).
+quickstart_packages() {
+	run -0 "$RM_SRCDIR/quickstart" --list-packages
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "quickstart: plain ./quickstart installs what building needs; check adds what the tests need" {
+	local build test prog pkg missing=''
+	quickstart_packages
+	build=" ${lines[0]} " test=" ${lines[1]} "
+	for pkg in libhwloc-dev libsmartcols-dev build-essential; do
+		[[ $build == *" $pkg "* ]] || missing+=" build:$pkg"
+	done
+	for pkg in clang bats zsh slurmd groff-base man-db jq qemu-system-x86 python3-fusepy; do
+		[[ $build != *" $pkg "* ]] || missing+=" not-build:$pkg"
+		[[ $test == *" $pkg "* ]] || missing+=" test:$pkg"
+	done
+	# every program a test looks for comes from a listed package (Debian's names)
+	declare -A from=([cc]=build-essential [clang]=clang [groff]=groff-base [man]=man-db
+		[hwloc-calc]=hwloc-nox [lstopo-no-graphics]=hwloc-nox [lspci]=pciutils
+		[qemu-system-x86_64]=qemu-system-x86 [script]=bsdutils [setpriv]=util-linux
+		[slurmd]=slurmd [strace]=strace [zsh]=zsh [rm-devices]='')
+	while read -r prog; do
+		[[ -v from[$prog] ]] || missing+=" unknown:$prog"
+		pkg=${from[$prog]-}
+		[ -z "$pkg" ] || [[ $build$test == *" $pkg "* ]] || missing+=" $prog:$pkg"
+	done < <(grep -rhoE 'command -v [a-z0-9_.-]+' "$RM_SRCDIR/tests" | awk '{ print $3 }' | sort -u)
+	# and every package a skip message names
+	while read -r pkg; do
+		[[ $build$test == *" $pkg "* ]] || missing+=" named:$pkg"
+	done < <(grep -rhoE 'apt-get install [a-z0-9.+ -]+' "$RM_SRCDIR/tests" --include='*.bats' \
+		--include='*.bash' | sed 's/^apt-get install //' | tr ' ' '\n' | grep . | sort -u)
+	assert_equal "$missing" ""
+	# the README's package lists are quickstart's
+	run -0 bash -c "sed -n '/^## Building by hand/,/^ *autoreconf/p' \"\$1\" | tr '\n\`;,()' '      '" _ \
+		"$RM_SRCDIR/README.md"
+	for pkg in ${build} ${test}; do
+		[[ " $output " == *" $pkg "* ]] || missing+=" README:$pkg"
+	done
+	assert_equal "$missing" ""
+}
+
+@test "README: every skip that no package of ./quickstart check prevents is in 'Tests skipped on some machines'" {
+	local section reason seg best n=0 missing=''
+	section=$(sed -n '/^### Tests skipped on some machines/,/^## /p' "$RM_SRCDIR/README.md")
+	[ -n "$section" ]
+	while IFS= read -r reason; do
+		# packages (the test above) and unit programs make check builds
+		[[ $reason =~ is\ not\ installed|is\ absent|no\ C\ compiler|no\ setpriv|cannot\ build\ a\ libFuzzer|has\ no\ zpty|is\ not\ built ]] &&
+			continue
+		# the longest literal part of the message, its variables and punctuation left out
+		best=''
+		while IFS= read -r seg; do
+			seg=$(printf '%s' "$seg" | sed 's/^ *//; s/ *$//')
+			[ "${#seg}" -gt "${#best}" ] && best=$seg
+		done < <(printf '%s\n' "$reason" | sed -E 's/\$\{?[A-Za-z0-9_]+\}?(\/[A-Za-z0-9_.]+)*/\n/g' |
+			tr "'(),;:" '\n\n\n\n\n\n')
+		n=$((n + 1))
+		[[ $section == *"$best"* ]] || missing+=" '$reason'"
+	done < <(grep -rhoE 'skip[ ]"[^"]*"' "$RM_SRCDIR/tests" --include='*.bats' --include='*.bash' |
+		sed -e 's/^skip[ ]"//' -e 's/"$//' | sort -u)
+	[ "$n" -gt 20 ]
+	assert_equal "$missing" ""
+}
+
+@test "README: multi-node examples say they are plans on a one-node machine, and the plans run" {
+	local tool line n=0
+	for tool in rm-topo rm-cpuset rm-hugepages; do
+		sed -n "/^## $tool\$/,/^## /p" "$RM_SRCDIR/README.md" | tr '\n' ' ' |
+			grep -q 'one-node machine.*\(--topology\|RM_TOPOLOGY\)' || fail "$tool: no one-node note"
+	done
+	# the lines that plan with --topology run here, whatever this machine has
+	while IFS= read -r line; do
+		run -0 bash -c "$line"
+		n=$((n + 1))
+	done < <(grep -E '^    rm-[a-z]+ .*--topology' "$RM_SRCDIR/README.md" | sed 's/ *# .*//')
+	[ "$n" -ge 3 ]
+	grep -qE '^    rm-hugepages plan --topology' "$RM_SRCDIR/README.md"
+}
