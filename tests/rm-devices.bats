@@ -251,9 +251,9 @@ lspci_tree() {
 
 @test "list: --list-columns, table and raw output" {
 	run -0 rm-devices list --list-columns -r
-	assert_line --index 0 'device string yes "PCI address (domain:bus:slot.function)"'
-	assert_line 'numa integer yes "NUMA node (- when the kernel says none)"'
-	assert_line 'cpus cpulist yes "local CPUs (local_cpulist)"'
+	assert_line --index 0 'device string yes PCI\x20address\x20(domain:bus:slot.function)'
+	assert_line 'numa integer yes NUMA\x20node\x20(-\x20when\x20the\x20kernel\x20says\x20none)'
+	assert_line 'cpus cpulist yes local\x20CPUs\x20(local_cpulist)'
 	assert_line --partial 'memory size no '
 	run -0 gpu list -t -o device,type,numa --type ib
 	assert_line --index 0 --regexp '^DEVICE +TYPE +NUMA$'

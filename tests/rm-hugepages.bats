@@ -68,7 +68,7 @@ refused() {
 	assert_output '[1073741824,3,3221225472,true,[],"madvise"]'
 	run -0 rm-hugepages show -t -o size,node,total
 	assert_line --index 0 --regexp '^SIZE +NODE +TOTAL$'
-	assert_line --index 2 --regexp '^1GiB +0 +3$'
+	assert_line --index 2 --regexp '^ *1G +0 +3$'
 	run -0 rm-hugepages show -r -o size,total
 	assert_line --index 1 '1GiB 3'
 	run -0 rm-hugepages show --list-columns --raw

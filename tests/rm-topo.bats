@@ -598,13 +598,13 @@ EOF
 	run -0 rm-topo --topology "$XML" nodes --table
 	assert_output - <<'EOF'
 NODE CPUS MEMORY FREE DISTANCES PACKAGES MEMORY_ONLY TIER NEAREST
-   0 0-3    1GiB    - 10,21     0        no             -       0
-   1 4-7    1GiB    - 21,10     1        no             -       1
+   0 0-3      1G    - 10,21     0        no             -       0
+   1 4-7      1G    - 21,10     1        no             -       1
 EOF
 	run -0 rm-topo --topology "$XML" nodes -t -n
 	assert_output - <<'EOF'
-   0 0-3    1GiB    - 10,21     0        no             -       0
-   1 4-7    1GiB    - 21,10     1        no             -       1
+   0 0-3      1G    - 10,21     0        no             -       0
+   1 4-7      1G    - 21,10     1        no             -       1
 EOF
 	run -0 rm-topo --topology "$SMALL" cpus -t -o cpu,l2,online
 	assert_line --index 0 "CPU L2 ONLINE"
@@ -619,19 +619,19 @@ PACKAGES CPUS
        2    8
 
 NODE CPUS MEMORY FREE DISTANCES PACKAGES MEMORY_ONLY TIER NEAREST
-   0 0-3    1GiB    - -         0        no             -       0
-   1 4-7    1GiB    - -         1        no             -       1
+   0 0-3      1G    - -         0        no             -       0
+   1 4-7      1G    - -         1        no             -       1
 EOF
 }
 
-@test "raw: values only, space separated, quoted when needed" {
+@test "raw: values only, space separated, never quoted; the empty set is an empty value" {
 	run -0 rm-topo --topology "$SMALL" cpus --raw -c 2-3
 	assert_output - <<'EOF'
 2 1 0 0 0 1 1 yes no yes
 3 1 0 0 0 1 1 yes no yes
 EOF
 	run -0 rm-topo --topology "$BIG" -r -o packages,offline,model
-	assert_line --index 0 '2 "" -'
+	assert_line --index 0 '2  -'
 	assert_line --index 1 "0 0-15 1GiB - - 0 no - 0"
 }
 
@@ -675,7 +675,7 @@ EOF
 	run -0 rm-topo cpus --list-columns --table -n
 	assert_line --index 0 --regexp '^cpu +integer +yes +logical CPU number'
 	run -0 rm-topo cpus --list-columns --raw
-	assert_line --index 0 'cpu integer yes "logical CPU number, as the kernel numbers it"'
+	assert_line --index 0 'cpu integer yes logical\x20CPU\x20number,\x20as\x20the\x20kernel\x20numbers\x20it'
 }
 
 @test "--list-columns: every listing and the summary; -o accepts each listed field" {
