@@ -22,9 +22,8 @@ enum {
 	OPT_SYSROOT,
 	OPT_TOPOLOGY,
 	OPT_WAIT,
+	OPT_USAGE,
 };
-
-const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
 
 static const char *mode_option(enum rm_outmode m)
 {
@@ -200,11 +199,31 @@ static FILE *errors_stream(void)
 	return f ? f : stderr;
 }
 
+/*
+ * argp's own --help is -? only; these replace argp's defaults (ARGP_NO_HELP) so that -h is help
+ * as in most tools, and --version names the tool as util-linux does ("lsblk from util-linux").
+ */
+static const struct argp_option help_options[] = {
+	{ "help", 'h', NULL, 0, "Give this help list", -1 },
+	{ NULL, '?', NULL, OPTION_ALIAS, NULL, -1 },
+	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", 0 },
+	{ "version", 'V', NULL, 0, "Print program version", -1 },
+	{ 0 }
+};
+
+/* "rm-topo (rmtools) 0.1.0" */
+static void print_version(void)
+{
+	printf("%s (%s) %s\n", program_invocation_short_name, PACKAGE_NAME, PACKAGE_VERSION);
+	exit(RM_EXIT_SUCCESS);
+}
+
 struct parse_input {
 	void *tool_input;
 	struct rm_common *common;
 	int command;   /* index of the command in argv, argc when none */
 	bool in_order; /* stop at the first operand (the global parse) */
+	int nchildren; /* the wrapper's children: the tool's or command's, then the shared ones */
 };
 
 static error_t wrapper_parse(int key, char *arg, struct argp_state *state)
@@ -214,11 +233,11 @@ static error_t wrapper_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->err_stream = errors_stream();
-		/* children: the tool's or command's own options, then the shared ones */
+		/* children: the tool's or command's own options, then the shared ones (as many as
+		 * there are: child_inputs has no room for more) */
 		state->child_inputs[0] = p->tool_input;
-		state->child_inputs[1] = p->common;
-		state->child_inputs[2] = p->common;
-		state->child_inputs[3] = p->common;
+		for (int i = 1; i < p->nchildren; i++)
+			state->child_inputs[i] = p->common;
 		break;
 	case ARGP_KEY_ARG:
 		if (!p->in_order)
@@ -226,6 +245,16 @@ static error_t wrapper_parse(int key, char *arg, struct argp_state *state)
 		/* The first operand is the command: stop here and leave the rest to it. */
 		p->command = state->next - 1;
 		state->next = state->argc;
+		break;
+	case 'h':
+	case '?':
+		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
+		break;
+	case OPT_USAGE:
+		argp_state_help(state, state->out_stream, ARGP_HELP_USAGE | ARGP_HELP_EXIT_OK);
+		break;
+	case 'V':
+		print_version();
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -246,11 +275,15 @@ static int parse_wrapped(const struct argp *argp, int argc, char **argv, struct 
 	if (tool_locks)
 		children[k++] = (struct argp_child){ &rm_lock_argp, 0, NULL, 0 };
 	/* usage and doc come from the child: argp prints every argp's own */
-	struct argp wrapper = { NULL, wrapper_parse, NULL, NULL, children, NULL, NULL };
-	struct parse_input p = { input, c, argc, in_order };
+	struct argp wrapper = { help_options, wrapper_parse, NULL, NULL, children, NULL, NULL };
+	struct parse_input p = { input, c, argc, in_order, 0 };
+
+	while (children[p.nchildren].argp)
+		p.nchildren++;
 
 	argp_parse(&wrapper, argc, argv,
-		   in_order || (flags & RM_PARSE_IN_ORDER) ? ARGP_IN_ORDER : 0, NULL, &p);
+		   ARGP_NO_HELP | (in_order || (flags & RM_PARSE_IN_ORDER) ? ARGP_IN_ORDER : 0),
+		   NULL, &p);
 	return p.command;
 }
 

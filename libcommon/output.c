@@ -217,10 +217,38 @@ void rm_out_float(struct rm_out *out, int col, double value, int decimals)
 	put(out, col, xasprintf("%.*f", decimals, value));
 }
 
+/*
+ * BYTES for people, as lsblk and free print sizes: the largest binary unit (B K M G T P E) with at
+ * least one whole of it, and one decimal unless it is 0 ("4.7G", "2M", "512B"), rounded as
+ * util-linux rounds. Written here because libsmartcols keeps util-linux's size_to_human_string
+ * to itself.
+ */
+static char *size_human(uint64_t bytes)
+{
+	static const char units[] = "BKMGTPE";
+	unsigned exp = 0;
+	uint64_t whole, frac = 0;
+
+	while (exp < 60 && bytes >= (UINT64_C(1) << (exp + 10)))
+		exp += 10;
+	whole = bytes >> exp;
+	if (exp) {
+		/* tenths, from the remainder in 1/1024ths of the unit */
+		frac = ((bytes & ((UINT64_C(1) << exp) - 1)) / (UINT64_C(1) << (exp - 10)) + 50) / 100;
+		if (frac == 10)
+			whole++, frac = 0;
+	}
+	if (frac)
+		return xasprintf("%" PRIu64 ".%" PRIu64 "%c", whole, frac, units[exp / 10]);
+	return xasprintf("%" PRIu64 "%c", whole, units[exp / 10]);
+}
+
 void rm_out_size(struct rm_out *out, int col, uint64_t bytes)
 {
 	if (out->opts.mode == RM_OUT_JSON || out->opts.bytes)
 		put(out, col, xasprintf("%" PRIu64, bytes));
+	else if (out->opts.mode == RM_OUT_TABLE)
+		put(out, col, size_human(bytes));
 	else
 		put(out, col, rm_size_format(bytes));
 }
@@ -236,6 +264,20 @@ void rm_out_bool(struct rm_out *out, int col, bool value)
 void rm_out_set(struct rm_out *out, int col, hwloc_const_bitmap_t set)
 {
 	put(out, col, set ? rm_cpulist_format(set) : NULL);
+}
+
+/*
+ * A --raw value, bare for $(...) and "read": as lsblk -r writes one, every byte that is blank,
+ * not printable ASCII or a backslash is \xHH ("a b" is a\x20b); the empty set is nothing.
+ */
+static void raw_write_value(const char *value)
+{
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+		if (*p <= ' ' || *p >= 0x7f || *p == '\\')
+			printf("\\x%02x", *p);
+		else
+			putchar(*p);
+	}
 }
 
 void rm_out_end(struct rm_out *out)
@@ -266,9 +308,12 @@ void rm_out_end(struct rm_out *out)
 
 		if (i)
 			putchar(' ');
-		if (out->opts.mode == RM_OUT_RECORDS)
+		if (out->opts.mode == RM_OUT_RECORDS) {
 			printf("%s=", out->cols[out->shown[i]].name);
-		rm_record_write_value(stdout, v);
+			rm_record_write_value(stdout, v);
+		} else {
+			raw_write_value(v);
+		}
 	}
 	putchar('\n');
 }

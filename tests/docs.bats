@@ -237,6 +237,30 @@ setup() {
 	assert_equal "$problems" ""
 }
 
+@test "docs: -h is --help and --version names the tool, for each tool and each command" {
+	local tool cmd version
+	version=$(cat "$RM_SRCDIR/VERSION")
+	for tool in "${TOOLS[@]}"; do
+		for cmd in "" $(commands "$tool"); do
+			# shellcheck disable=SC2086 # no command: the tool's own options
+			run -0 --separate-stderr "$tool" $cmd -h
+			assert_equal "$stderr" ""
+			# shellcheck disable=SC2086
+			assert_equal "$output" "$("$tool" $cmd --help)"
+			assert_line --regexp '^  -h, -\?, --help '
+			# shellcheck disable=SC2086
+			run -0 --separate-stderr "$tool" $cmd --version
+			assert_output "$tool (rmtools) $version"
+			# shellcheck disable=SC2086
+			run -0 "$tool" $cmd -V
+			assert_output "$tool (rmtools) $version"
+		done
+	done
+	# grouped with other short options, as getopt allows
+	run -0 rm-topo cpus -th
+	assert_line --index 0 --partial 'Usage: rm-topo cpus '
+}
+
 @test "docs: commands without output modes say so in the page, the others do not" {
 	local tool cmd text problems='' without
 	for tool in "${TOOLS[@]}"; do
@@ -788,7 +812,7 @@ zsh_capture() {
 	zmodload zsh/zpty || exit 3
 	local out l n=0
 	zpty z zsh -f -i
-	zpty -w z "PS1='READY>'; fpath=(${(q)1} \$fpath); autoload -U compinit; compinit -u -D"
+	zpty -w z "PS1='READY>'; fpath=(${(q)${(s.:.)1}} \$fpath); autoload -U compinit; compinit -u -D"
 	zpty -w z 'compadd() {
 	  if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return; fi
 	  local -a __hits; local -A apre hpre hsuf asuf
@@ -809,7 +833,8 @@ zsh_capture() {
 	done
 	zpty -d z
 	EOF
-	run -0 timeout 60 zsh -f "$BATS_TEST_TMPDIR/capture.zsh" "$RM_SRCDIR/completions/zsh" "$@"
+	run -0 timeout 60 zsh -f "$BATS_TEST_TMPDIR/capture.zsh" \
+		"${ZSH_FPATH:-$RM_SRCDIR/completions/zsh}" "$@"
 }
 
 # The words offered for LINE in the output of zsh_capture ALL: offered ALL LINE
@@ -829,6 +854,48 @@ offered() {
 	assert_equal "$(offered "$all" 'rm-topo calc --')" "$(help_long rm-topo calc)"
 	assert_equal "$(offered "$all" 'rm-topo calc n')" node:
 	assert_equal "$(offered "$all" 'rm-topo export ')" nfd
+}
+
+# make install of a copy of the sources configured with --prefix=$1 (and the rest of the
+# arguments), its data files only, under DESTDIR $BATS_TEST_TMPDIR/dest$1
+install_data() {
+	local prefix=$1 src=$BATS_TEST_TMPDIR/src
+	shift
+	[ -d "$src" ] || make -s -C "$RM_BUILDDIR" distdir distdir="$src" >/dev/null
+	(cd "$src" && ./configure -q --cache-file="$BATS_TEST_TMPDIR/config.cache" \
+		--prefix="$prefix" "$@" >/dev/null && make -s install-data DESTDIR="$BATS_TEST_TMPDIR/dest$prefix" >/dev/null)
+}
+
+@test "zsh completion: make install puts them where zsh -f finds them, with prefix /usr and /usr/local" {
+	local prefix dest tool all fp
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	for prefix in /usr /usr/local; do
+		install_data "$prefix"
+		dest=$BATS_TEST_TMPDIR/dest$prefix
+		# zsh's own fpath as it would be after "make install" (every directory of it under DESTDIR),
+		# then its functions less the directories other installs of rmtools may have filled
+		fp=$(zsh -fc 'local -a a; a=($1$^fpath ${fpath:#*/(site-functions|vendor-*)}); print -r -- ${(j.:.)a}' \
+			_ "$dest")
+		run -0 zsh -fc 'fpath=(${(s.:.)1}); autoload -U compinit && compinit -u -D || exit 3
+			shift; local -a f; for t; do f=(${^fpath}/_$t(N)); print -r -- "$t ${_comps[$t]-} $f[1]"; done' \
+			_ "$fp" "${TOOLS[@]}"
+		for tool in "${TOOLS[@]}"; do
+			assert_line --regexp "^$tool _$tool $dest$prefix/share/zsh/[a-z-]+/_$tool\$"
+		done
+		# the same directories at an interactive zsh (those of them that exist: a terminal line
+		# is short)
+		ZSH_FPATH=$(zsh -fc 'local -a a; a=($1$^fpath(N/)); print -r -- ${(j.:.)a}' _ "$dest") \
+			zsh_capture "${TOOLS[@]/%/ }"
+		all=$output
+		for tool in "${TOOLS[@]}"; do
+			assert_equal "$(offered "$all" "$tool ")" "$(commands "$tool" | LC_ALL=C sort)"
+		done
+	done
+	# the directory zsh searches for each prefix; --with-zshcompletiondir still decides
+	[ -f "$BATS_TEST_TMPDIR/dest/usr/usr/share/zsh/vendor-completions/_rm-topo" ]
+	[ -f "$BATS_TEST_TMPDIR/dest/usr/local/usr/local/share/zsh/site-functions/_rm-topo" ]
+	install_data /opt/rmtools --with-zshcompletiondir=/opt/zsh
+	[ -f "$BATS_TEST_TMPDIR/dest/opt/rmtools/opt/zsh/_rm-topo" ]
 }
 
 @test "zsh completion: rm-cpuset commands, options, fields, owners and the command to run" {
@@ -1132,4 +1199,86 @@ devices_tree() {
 	done < <(man_section "$MAN7" RECORDS | awk '/^\.EX/ { on = 1; next } /^\.EE/ { on = 0 } on' |
 		unroff | sed 's/  .*//')
 	[ "$n" -ge 6 ]
+}
+
+# ---- the README's set-up: quickstart's packages, the skips left ----
+
+# The packages of plain ./quickstart (line 1) and those ./quickstart check adds (line 2).
+quickstart_packages() {
+	run -0 "$RM_SRCDIR/quickstart" --list-packages
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "quickstart: plain ./quickstart installs what building needs; check adds what the tests need" {
+	local build test prog pkg missing=''
+	quickstart_packages
+	build=" ${lines[0]} " test=" ${lines[1]} "
+	for pkg in libhwloc-dev libsmartcols-dev build-essential; do
+		[[ $build == *" $pkg "* ]] || missing+=" build:$pkg"
+	done
+	for pkg in clang bats zsh slurmd groff-base man-db jq qemu-system-x86 python3-fusepy; do
+		[[ $build != *" $pkg "* ]] || missing+=" not-build:$pkg"
+		[[ $test == *" $pkg "* ]] || missing+=" test:$pkg"
+	done
+	# every program a test looks for comes from a listed package (Debian's names)
+	declare -A from=([cc]=build-essential [clang]=clang [groff]=groff-base [man]=man-db
+		[hwloc-calc]=hwloc-nox [lstopo-no-graphics]=hwloc-nox [lspci]=pciutils
+		[qemu-system-x86_64]=qemu-system-x86 [script]=bsdutils [setpriv]=util-linux
+		[slurmd]=slurmd [strace]=strace [zsh]=zsh [rm-devices]='')
+	while read -r prog; do
+		[[ -v from[$prog] ]] || missing+=" unknown:$prog"
+		pkg=${from[$prog]-}
+		[ -z "$pkg" ] || [[ $build$test == *" $pkg "* ]] || missing+=" $prog:$pkg"
+	done < <(grep -rhoE 'command -v [a-z0-9_.-]+' "$RM_SRCDIR/tests" | awk '{ print $3 }' | sort -u)
+	# and every package a skip message names
+	while read -r pkg; do
+		[[ $build$test == *" $pkg "* ]] || missing+=" named:$pkg"
+	done < <(grep -rhoE 'apt-get install [a-z0-9.+ -]+' "$RM_SRCDIR/tests" --include='*.bats' \
+		--include='*.bash' | sed 's/^apt-get install //' | tr ' ' '\n' | grep . | sort -u)
+	assert_equal "$missing" ""
+	# the README's package lists are quickstart's
+	run -0 bash -c "sed -n '/^## Building by hand/,/^ *autoreconf/p' \"\$1\" | tr '\n\`;,()' '      '" _ \
+		"$RM_SRCDIR/README.md"
+	for pkg in ${build} ${test}; do
+		[[ " $output " == *" $pkg "* ]] || missing+=" README:$pkg"
+	done
+	assert_equal "$missing" ""
+}
+
+@test "README: every skip that no package of ./quickstart check prevents is in 'Tests skipped on some machines'" {
+	local section reason seg best n=0 missing=''
+	section=$(sed -n '/^### Tests skipped on some machines/,/^## /p' "$RM_SRCDIR/README.md")
+	[ -n "$section" ]
+	while IFS= read -r reason; do
+		# packages (the test above) and unit programs make check builds
+		[[ $reason =~ is\ not\ installed|is\ absent|no\ C\ compiler|no\ setpriv|cannot\ build\ a\ libFuzzer|has\ no\ zpty|is\ not\ built ]] &&
+			continue
+		# the longest literal part of the message, its variables and punctuation left out
+		best=''
+		while IFS= read -r seg; do
+			seg=$(printf '%s' "$seg" | sed 's/^ *//; s/ *$//')
+			[ "${#seg}" -gt "${#best}" ] && best=$seg
+		done < <(printf '%s\n' "$reason" | sed -E 's/\$\{?[A-Za-z0-9_]+\}?(\/[A-Za-z0-9_.]+)*/\n/g' |
+			tr "'(),;:" '\n\n\n\n\n\n')
+		n=$((n + 1))
+		[[ $section == *"$best"* ]] || missing+=" '$reason'"
+	done < <(grep -rhoE 'skip[ ]"[^"]*"' "$RM_SRCDIR/tests" --include='*.bats' --include='*.bash' |
+		sed -e 's/^skip[ ]"//' -e 's/"$//' | sort -u)
+	[ "$n" -gt 20 ]
+	assert_equal "$missing" ""
+}
+
+@test "README: multi-node examples say they are plans on a one-node machine, and the plans run" {
+	local tool line n=0
+	for tool in rm-topo rm-cpuset rm-hugepages; do
+		sed -n "/^## $tool\$/,/^## /p" "$RM_SRCDIR/README.md" | tr '\n' ' ' |
+			grep -q 'one-node machine.*\(--topology\|RM_TOPOLOGY\)' || fail "$tool: no one-node note"
+	done
+	# the lines that plan with --topology run here, whatever this machine has
+	while IFS= read -r line; do
+		run -0 bash -c "$line"
+		n=$((n + 1))
+	done < <(grep -E '^    rm-[a-z]+ .*--topology' "$RM_SRCDIR/README.md" | sed 's/ *# .*//')
+	[ "$n" -ge 3 ]
+	grep -qE '^    rm-hugepages plan --topology' "$RM_SRCDIR/README.md"
 }

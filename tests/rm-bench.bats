@@ -12,7 +12,7 @@ load cgroup_helper
 	assert_line --regexp '^  mem +memory bandwidth'
 	assert_line --regexp '^  compare +compare two result files'
 	run -0 rm-bench --version
-	assert_output --regexp '^rmtools [0-9]'
+	assert_output --regexp '^rm-bench \(rmtools\) [0-9]+\.[0-9]+'
 }
 
 @test "rm-bench: every command lists its columns, in every mode" {

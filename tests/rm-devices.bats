@@ -69,8 +69,10 @@ lspci_tree() {
 		product=$(lspci_tree "$GPU" -D -mm -s "$addr" | awk -F'"' '{ print $6 }')
 		run -0 gpu show "$addr" -o vendor_name,product_name -r
 		[[ $product == "Device "* ]] && product=-
-		assert_equal "$output" "$(printf '"%s" %s' "$vendor" \
-			"$( [ "$product" = - ] && echo - || printf '"%s"' "$product")")"
+		# raw values are bare, their blanks \x20: two words, which printf %b reads back
+		[[ $output == *[!\ ]\ [!\ ]* && $output != *\ *\ * ]] || fail "not two raw values: '$output'"
+		assert_equal "$(printf '%b' "${output% *}")" "$vendor"
+		assert_equal "$(printf '%b' "${output#* }")" "$product"
 		n=$((n + 1))
 	done < <(gpu list --all -o device -r)
 	[ "$n" -eq 37 ]
@@ -131,7 +133,7 @@ lspci_tree() {
 
 @test "list: an FPGA, an AMD GPU with its render node and memory, a device without NUMA node" {
 	run -0 mixed list -o device,type,name,driver,numa,dev_nodes,memory -r
-	assert_line '0000:af:00.0 fpga fpga0 xclmgmt 1 "" -'
+	assert_line '0000:af:00.0 fpga fpga0 xclmgmt 1  -'
 	assert_line '0000:c1:00.0 gpu gpu0 amdgpu 1 /dev/dri/renderD128 64GiB'
 	assert_line '0000:d8:00.0 accel accel0 habanalabs - /dev/accel/accel0 -'
 	assert_line '0000:e3:00.0 gpu gpu1 vfio-pci 1 /dev/vfio/77 -'
@@ -249,9 +251,9 @@ lspci_tree() {
 
 @test "list: --list-columns, table and raw output" {
 	run -0 rm-devices list --list-columns -r
-	assert_line --index 0 'device string yes "PCI address (domain:bus:slot.function)"'
-	assert_line 'numa integer yes "NUMA node (- when the kernel says none)"'
-	assert_line 'cpus cpulist yes "local CPUs (local_cpulist)"'
+	assert_line --index 0 'device string yes PCI\x20address\x20(domain:bus:slot.function)'
+	assert_line 'numa integer yes NUMA\x20node\x20(-\x20when\x20the\x20kernel\x20says\x20none)'
+	assert_line 'cpus cpulist yes local\x20CPUs\x20(local_cpulist)'
 	assert_line --partial 'memory size no '
 	run -0 gpu list -t -o device,type,numa --type ib
 	assert_line --index 0 --regexp '^DEVICE +TYPE +NUMA$'
@@ -272,8 +274,30 @@ lspci_tree() {
 	usage_error "show: missing DEVICE" gpu show
 	usage_error "unknown field: 'bogus'" gpu list -o device,bogus
 	usage_error "not a directory: '$BATS_TEST_TMPDIR/none'" rm-devices --sysroot "$BATS_TEST_TMPDIR/none" list
-	usage_error "devices are read from sysfs" rm-devices --topology "package:2 core:2" list
 	usage_error "unknown command: 'lst'" rm-devices lst
+}
+
+@test "a described topology (RM_TOPOLOGY, --topology) has no devices: none listed, a note, exit 0" {
+	local note="rm-devices: note: a described topology has no devices: 'package:2 core:2 pu:1' (use --sysroot with a snapshot for a machine's devices)"
+	RM_TOPOLOGY="package:2 core:2 pu:1" run -0 --separate-stderr rm-devices
+	assert_output ''
+	assert_equal "$stderr" "$note"
+	run -0 --separate-stderr rm-devices --topology "package:2 core:2 pu:1" list --all -J
+	assert_equal "$(jq -c . <<<"$output")" '{"devices":[]}'
+	assert_equal "$stderr" "$note"
+	RM_TOPOLOGY="package:2 core:2 pu:1" run -0 --separate-stderr rm-devices list -t
+	assert_output ''
+	# --sysroot on the command line wins over the variable
+	RM_TOPOLOGY="package:2 core:2 pu:1" run -0 --separate-stderr gpu list -o device -r
+	[ "${#lines[@]}" -gt 0 ]
+	assert_equal "$stderr" ''
+	# a device named there is not on the described machine
+	run -2 --separate-stderr rm-devices --topology "package:2 core:2 pu:1" show 3b:00.0
+	assert_output ''
+	assert_equal "${stderr_lines[0]}" "$note"
+	assert_equal "${stderr_lines[1]}" "rm-devices: no such PCI device: '3b:00.0'"
+	# a bad description is still an error
+	usage_error "invalid synthetic topology: 'package:2 core:2'" rm-devices --topology "package:2 core:2"
 }
 
 @test "docs: the listings of rm-devices(1)'s EXAMPLES print what the page shows, on the GPU server" {

@@ -68,7 +68,7 @@ refused() {
 	assert_output '[1073741824,3,3221225472,true,[],"madvise"]'
 	run -0 rm-hugepages show -t -o size,node,total
 	assert_line --index 0 --regexp '^SIZE +NODE +TOTAL$'
-	assert_line --index 2 --regexp '^1GiB +0 +3$'
+	assert_line --index 2 --regexp '^ *1G +0 +3$'
 	run -0 rm-hugepages show -r -o size,total
 	assert_line --index 1 '1GiB 3'
 	run -0 rm-hugepages show --list-columns --raw
@@ -189,6 +189,30 @@ refused() {
 	refused 2 "invalid option -- 'J'" rm-hugepages plan -J 1G:1
 	refused 2 "output options do not apply to 'plan'" rm-hugepages -J plan 1G:1
 	refused 3 "not enough memory on node 1" rm-hugepages plan --node 1 1G:65
+}
+
+@test "plan --topology: for the machine it describes, its nodes and memory; none given, not checked" {
+	# the nodes and memory of the description, whatever this machine has
+	run -0 --separate-stderr rm-hugepages plan --topology "numa:4(memory=64GiB) core:2 pu:1" \
+		--node all --spread 1G:256
+	assert_output 'default_hugepagesz=1G hugepagesz=1G hugepages=0:64,1:64,2:64,3:64'
+	refused 3 "not enough memory on node 3: its huge pages would hold 65GiB, the node has 64GiB" \
+		rm-hugepages plan --topology "numa:4(memory=64GiB) pu:1" --node 3 1G:65
+	refused 2 "no such NUMA node: '4'" rm-hugepages plan --topology "numa:4 pu:1" --node 4 2M:1
+	# without (memory=...) the memory is unknown: not checked, and said so
+	run -0 --separate-stderr rm-hugepages plan --topology "numa:2 pu:2" 1G:512 2M:1024
+	assert_output 'default_hugepagesz=1G hugepagesz=1G hugepages=512 hugepagesz=2M hugepages=1024'
+	[[ $stderr == *"the topology gives no memory sizes, so the plan is not checked"* ]]
+	# an XML file gives the nodes' memory
+	lstopo-no-graphics -i "numa:2(memory=8GiB) pu:2" --of xml "$BATS_TEST_TMPDIR/t.xml"
+	run -0 --separate-stderr rm-hugepages plan --topology "$BATS_TEST_TMPDIR/t.xml" --node 1 2M:4096
+	assert_output 'default_hugepagesz=2M hugepagesz=2M hugepages=1:4096'
+	assert_equal "$stderr" "rm-hugepages: note: the per-node form hugepages=N:COUNT needs Linux 5.16 or later"
+	refused 3 "not enough memory on node 1" \
+		rm-hugepages plan --topology "$BATS_TEST_TMPDIR/t.xml" --node 1 2M:4097
+	# the other commands still refuse a described topology
+	refused 2 "huge pages are not part of a described topology" \
+		rm-hugepages reserve 2M 1 --topology "numa:2 pu:2"
 }
 
 @test "export kubelet: the pools per node as Kubernetes quantities, and the kubelet's limits" {

@@ -339,11 +339,37 @@ EOF
 	json_check 'd["packages"][0]["model"] == "Intel(R) Xeon(R) \"Gold\" 6130 \\ v2"'
 	run -0 rm-topo --topology "$XML" packages -t -o package,model
 	assert_line --index 1 --regexp '^ *0 Intel\(R\) Xeon\(R\) "Gold" 6130 \\ v2$'
+	# raw: bare, blanks and backslashes as \xHH as lsblk -r writes them; printf %b reads them back
 	run -0 rm-topo --topology "$XML" packages -r -o model,package
-	assert_line --index 0 '"Intel(R) Xeon(R) \"Gold\" 6130 \\ v2" 0'
+	assert_line --index 0 'Intel(R)\x20Xeon(R)\x20"Gold"\x206130\x20\x5c\x20v2 0'
+	read -r model package <<<"${lines[0]}"
+	assert_equal "$(printf '%b' "$model")" 'Intel(R) Xeon(R) "Gold" 6130 \ v2'
+	assert_equal "$package" 0
 }
 
 # ---- nodes ----
+
+@test "nodes: tables print sizes for people as lsblk does, --bytes in bytes; records and JSON exact" {
+	local m expected
+	while read -r m expected; do
+		run -0 rm-topo --topology "numa:1(memory=$m) pu:1" nodes -t -n -o memory
+		assert_output --regexp "^ *$expected\$"
+	done <<-'EOF'
+	4941544KiB 4.7G
+	1536KiB 1.5M
+	2GiB 2G
+	1TiB 1T
+	1000 1000B
+	EOF
+	run -0 rm-topo --topology "numa:1(memory=4941544KiB) pu:1" nodes -t -o node,memory --bytes
+	assert_line --index 1 --regexp '^ +0 +5060141056$'
+	run -0 rm-topo --topology "numa:1(memory=4941544KiB) pu:1" nodes -o memory
+	assert_output 'memory=4941544KiB'
+	run -0 rm-topo --topology "numa:1(memory=4941544KiB) pu:1" nodes -r -o memory
+	assert_output '4941544KiB'
+	run -0 rm-topo --topology "numa:1(memory=4941544KiB) pu:1" nodes -J -o memory
+	json_check 'd["nodes"][0]["memory"] == 5060141056'
+}
 
 @test "nodes: CPUs, memory and the distance row" {
 	run -0 rm-topo --topology "$XML" nodes
@@ -572,13 +598,13 @@ EOF
 	run -0 rm-topo --topology "$XML" nodes --table
 	assert_output - <<'EOF'
 NODE CPUS MEMORY FREE DISTANCES PACKAGES MEMORY_ONLY TIER NEAREST
-   0 0-3    1GiB    - 10,21     0        no             -       0
-   1 4-7    1GiB    - 21,10     1        no             -       1
+   0 0-3      1G    - 10,21     0        no             -       0
+   1 4-7      1G    - 21,10     1        no             -       1
 EOF
 	run -0 rm-topo --topology "$XML" nodes -t -n
 	assert_output - <<'EOF'
-   0 0-3    1GiB    - 10,21     0        no             -       0
-   1 4-7    1GiB    - 21,10     1        no             -       1
+   0 0-3      1G    - 10,21     0        no             -       0
+   1 4-7      1G    - 21,10     1        no             -       1
 EOF
 	run -0 rm-topo --topology "$SMALL" cpus -t -o cpu,l2,online
 	assert_line --index 0 "CPU L2 ONLINE"
@@ -593,19 +619,19 @@ PACKAGES CPUS
        2    8
 
 NODE CPUS MEMORY FREE DISTANCES PACKAGES MEMORY_ONLY TIER NEAREST
-   0 0-3    1GiB    - -         0        no             -       0
-   1 4-7    1GiB    - -         1        no             -       1
+   0 0-3      1G    - -         0        no             -       0
+   1 4-7      1G    - -         1        no             -       1
 EOF
 }
 
-@test "raw: values only, space separated, quoted when needed" {
+@test "raw: values only, space separated, never quoted; the empty set is an empty value" {
 	run -0 rm-topo --topology "$SMALL" cpus --raw -c 2-3
 	assert_output - <<'EOF'
 2 1 0 0 0 1 1 yes no yes
 3 1 0 0 0 1 1 yes no yes
 EOF
 	run -0 rm-topo --topology "$BIG" -r -o packages,offline,model
-	assert_line --index 0 '2 "" -'
+	assert_line --index 0 '2  -'
 	assert_line --index 1 "0 0-15 1GiB - - 0 no - 0"
 }
 
@@ -649,7 +675,7 @@ EOF
 	run -0 rm-topo cpus --list-columns --table -n
 	assert_line --index 0 --regexp '^cpu +integer +yes +logical CPU number'
 	run -0 rm-topo cpus --list-columns --raw
-	assert_line --index 0 'cpu integer yes "logical CPU number, as the kernel numbers it"'
+	assert_line --index 0 'cpu integer yes logical\x20CPU\x20number,\x20as\x20the\x20kernel\x20numbers\x20it'
 }
 
 @test "--list-columns: every listing and the summary; -o accepts each listed field" {

@@ -38,7 +38,7 @@ key() { local v; v=$(tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"); echo "${v:--}"; 
 # hwloc's logical PU indexes of the Linux CPUs in LIST (a kernel list), as a kernel list:
 # hwloc_li INPUT LIST. INPUT is what hwloc-calc --input takes (synthetic, XML or a snapshot).
 hwloc_li() {
-	command -v hwloc-calc >/dev/null || skip "hwloc-calc is absent (apt-get install hwloc)"
+	command -v hwloc-calc >/dev/null || skip "hwloc-calc is absent (apt-get install hwloc-nox)"
 	local pus=() c a b
 	for c in ${2//,/ }; do
 		a=${c%-*} b=${c#*-}
@@ -77,7 +77,7 @@ hwloc_li() {
 
 @test "export slurm: a topology that states no memory has no RealMemory, and says so" {
 	local xml="$BATS_TEST_TMPDIR/nomem.xml"
-	command -v lstopo-no-graphics >/dev/null || skip "lstopo-no-graphics is absent (apt-get install hwloc)"
+	command -v lstopo-no-graphics >/dev/null || skip "lstopo-no-graphics is absent (apt-get install hwloc-nox)"
 	lstopo-no-graphics --input "$X86" --of xml - | sed 's/ local_memory="[0-9]*"//' >"$xml"
 	run -0 --separate-stderr rm-cpuset --topology "$xml" export slurm --node-name n
 	assert_line --index 1 'NodeName=n CPUs=8 Boards=1 SocketsPerBoard=2 CoresPerSocket=2 ThreadsPerCore=2'
@@ -113,7 +113,7 @@ hwloc_li() {
 
 @test "export slurm: x86-2s-smt (siblings i and i+4), as a snapshot and as hwloc XML" {
 	local xml="$BATS_TEST_TMPDIR/x86.xml" st
-	command -v lstopo-no-graphics >/dev/null || skip "lstopo-no-graphics is absent (apt-get install hwloc)"
+	command -v lstopo-no-graphics >/dev/null || skip "lstopo-no-graphics is absent (apt-get install hwloc-nox)"
 	lstopo-no-graphics --input "$X86" --of xml "$xml"
 	for st in sysroot topology; do
 		export RM_STATE_DIR="$BATS_TEST_TMPDIR/$st"

@@ -213,8 +213,13 @@ allocated() {
 	refused 2 "invalid owner name: 'a/b'" dev release a/b
 	refused 2 "release: missing OWNER (or --all)" dev release
 	refused 2 "no such owner: 'zz'" dev list-allocations zz
-	refused 2 "devices are read from sysfs" rm-devices --topology "package:2 core:2" alloc \
-		--type gpu --count 1 --owner b
+	# a described topology has no devices to give
+	before=$(state_sum)
+	run -3 --separate-stderr rm-devices --topology "package:2 core:2 pu:1" alloc --type gpu \
+		--count 1 --owner b
+	assert_equal "${stderr_lines[0]}" "rm-devices: note: a described topology has no devices: 'package:2 core:2 pu:1' (use --sysroot with a snapshot for a machine's devices)"
+	assert_equal "${stderr_lines[1]}" "rm-devices: not enough free gpu devices: requested 1, available 0"
+	assert_equal "$(state_sum)" "$before"
 }
 
 @test "alloc: a corrupt state is refused, never reset" {

@@ -73,7 +73,7 @@ v1_tree() {
 	[ ! -e "$CG/devices/rmtools" ]
 	run -0 dev grant db --deny-others -o devnode -r
 	assert_equal "${#lines[@]}" 10
-	assert_line '"/dev/pts/*"'
+	assert_line '/dev/pts/*'
 	run -0 cat "$CG/devices/rmtools/db/devices.deny"
 	assert_output a
 	run -0 cat "$CG/devices/rmtools/db/devices.allow"

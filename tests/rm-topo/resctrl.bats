@@ -60,7 +60,7 @@ teardown() {
 	run -0 jq -c '[.resources[0].ways, .resources[0].cdp, .resources[2].unit, .resctrl[0].closids]' <<<"$output"
 	assert_output '[12,false,"percent",8]'
 	run -0 rm-topo resctrl --list-columns --raw
-	assert_line --index 0 'resource string yes "L3, L3CODE, L3DATA, L2, MB, L3_MON, ..."'
+	assert_line --index 0 'resource string yes L3,\x20L3CODE,\x20L3DATA,\x20L2,\x20MB,\x20L3_MON,\x20...'
 	run -2 --separate-stderr rm-topo resctrl -o resource,nosuch
 	run -2 --separate-stderr rm-topo resctrl extra
 	[[ $stderr == *"unexpected argument: 'extra'"* ]]

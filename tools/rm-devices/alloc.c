@@ -253,7 +253,6 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	if (!a.owner)
 		rm_usage_errx("alloc needs --owner NAME");
 	check_owner(a.owner);
-	devices_input(c);
 	check_columns(c, rm_devices_columns, rm_devices_ncolumns, rm_devices_defaults);
 	if (a.cls && rm_class_match(a.cls, NULL, &msg) < 0) {
 		alloc_args_free(&a);

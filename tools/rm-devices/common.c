@@ -14,6 +14,7 @@
 #include "exitcodes.h"
 #include "rm-devices.h"
 #include "sysfs.h"
+#include "topology.h"
 #include "xalloc.h"
 
 /* ---- filters ---- */
@@ -131,18 +132,20 @@ const char *devices_sysroot(const struct rm_common *c)
 	return c->sysroot && *c->sysroot ? c->sysroot : NULL;
 }
 
-void devices_input(const struct rm_common *c)
-{
-	if (c->topology)
-		rm_usage_errx("devices are read from sysfs, which a described topology does not have: "
-			      "'%s' (use --sysroot with a snapshot)", c->topology);
-}
-
 void devices_load(const struct rm_common *c, unsigned flags, struct rm_devices *devs)
 {
 	char *msg = NULL;
 
-	devices_input(c);
+	/* Devices are read from sysfs, which a described topology (--topology, RM_TOPOLOGY) lacks:
+	 * the machine it describes has no devices here, which is no error. */
+	if (c->topology) {
+		rm_topo_free(rm_topo_load(c, 0)); /* a description that is not one: exit 2 */
+		fprintf(stderr, "%s: note: a described topology has no devices: '%s' (use --sysroot "
+			"with a snapshot for a machine's devices)\n", program_invocation_short_name,
+			c->topology);
+		memset(devs, 0, sizeof(*devs));
+		return;
+	}
 	if (rm_devices_scan(devices_sysroot(c), flags, devs, &msg) < 0) {
 		rm_warnx("%s", msg);
 		free(msg);

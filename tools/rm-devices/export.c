@@ -399,7 +399,6 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 			if (e.types[t])
 				x.type = (enum rm_device_type)t;
 	x.sysroot = devices_sysroot(c);
-	devices_input(c);
 	if (!strcmp(e.format, "gres"))
 		x.t = rm_topo_load(c, 0); /* Cores= need the machine's cores */
 	devices_load(c, RM_DEVICES_NAMES |

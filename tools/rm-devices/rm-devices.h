@@ -44,16 +44,14 @@ bool filter_match(const struct filter *f, const struct rm_device *d);
 int parse_types(const char *arg, bool *types, const char **bad, size_t *badlen);
 
 /*
- * Read the devices of this machine or of --sysroot (FLAGS: RM_DEVICES_*). Refuses --topology
- * (exit 2: devices come from sysfs) and a sysroot that is not a directory (exit 2).
+ * Read the devices of this machine or of --sysroot (FLAGS: RM_DEVICES_*). A described topology
+ * (--topology, RM_TOPOLOGY) has none: no devices, and a note on stderr. Refuses a sysroot that
+ * is not a directory (exit 2).
  */
 void devices_load(const struct rm_common *c, unsigned flags, struct rm_devices *devs);
 
 /* RM_DEVICES_MEMORY when -o names the memory field (NVML is asked only then), else 0. */
 unsigned memory_flags(const struct rm_common *c);
-
-/* Refuse --topology (exit 2): devices come from sysfs. Call before reading anything. */
-void devices_input(const struct rm_common *c);
 
 /* The sysroot of C: NULL for this machine. */
 const char *devices_sysroot(const struct rm_common *c);

@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exitcodes.h"
 #include "rm-hugepages.h"
 #include "size.h"
+#include "topology.h"
 #include "xalloc.h"
 
 enum { OPT_NODE = 0x200, OPT_SPREAD, OPT_DEFAULT };
@@ -60,6 +62,76 @@ static error_t plan_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static void add_size(struct rm_hugepages *hp, uint64_t bytes)
+{
+	size_t i = 0;
+
+	if (rm_hugepages_size_index(hp, bytes) >= 0)
+		return;
+	while (i < hp->nsizes && hp->sizes[i] < bytes)
+		i++;
+	hp->sizes = xrealloc(hp->sizes, (hp->nsizes + 1) * sizeof(uint64_t));
+	memmove(hp->sizes + i + 1, hp->sizes + i, (hp->nsizes - i) * sizeof(uint64_t));
+	hp->sizes[i] = bytes;
+	hp->nsizes++;
+}
+
+/*
+ * The pools of the machine --topology describes, for a plan: its NUMA nodes with their memory,
+ * every node offering every size. The sizes are the huge page types of the topology's nodes (an
+ * XML file of a machine lists them), else those of this machine's kernel and, on x86, 2MiB and
+ * 1GiB (what x86-64 kernels offer, whatever this machine's CPU or kernel has). A node the topology gives no memory (a synthetic description without
+ * "(memory=...)"; hwloc then invents 1GiB) has unknown memory: the plan is not checked against
+ * it. Returns whether the memory is known.
+ */
+static bool hp_topology(struct rm_hugepages *hp, const struct rm_common *c)
+{
+	struct rm_topo *t = rm_topo_load(c, 0);
+	bool memory = t->source != RM_TOPO_SYNTHETIC || strstr(c->topology, "memory=");
+	bool listed; /* the topology lists its page sizes */
+	uint64_t base = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct rm_hugepages here;
+	hwloc_obj_t o = NULL;
+	char *msg = NULL;
+
+	memset(hp, 0, sizeof(*hp));
+	while ((o = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, o)))
+		for (unsigned i = 0; i < o->attr->numanode.page_types_len; i++)
+			if (o->attr->numanode.page_types[i].size > base)
+				add_size(hp, o->attr->numanode.page_types[i].size);
+	listed = hp->nsizes;
+	if (!listed && rm_hugepages_open(&here, NULL, &msg) == 0) {
+		for (size_t i = 0; i < here.nsizes; i++)
+			add_size(hp, here.sizes[i]);
+		hp->default_size = here.default_size;
+		rm_hugepages_close(&here);
+	}
+	free(msg);
+#if defined(__x86_64__) || defined(__i386__)
+	if (!listed) {
+		add_size(hp, UINT64_C(2) << 20);
+		add_size(hp, UINT64_C(1) << 30);
+	}
+#endif
+	if (!hp->default_size || rm_hugepages_size_index(hp, hp->default_size) < 0)
+		hp->default_size = rm_hugepages_size_index(hp, UINT64_C(2) << 20) >= 0 ?
+			UINT64_C(2) << 20 : hp->sizes[0];
+	hp->numa = true;
+	while ((o = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, o))) {
+		struct rm_hp_node *n;
+
+		hp->nodes = xrealloc(hp->nodes, (hp->nnodes + 1) * sizeof(*hp->nodes));
+		n = &hp->nodes[hp->nnodes++];
+		n->id = o->os_index;
+		n->mem_total = memory ? o->attr->numanode.local_memory : 0;
+		n->offers = xcalloc(hp->nsizes, sizeof(bool));
+		for (size_t i = 0; i < hp->nsizes; i++)
+			n->offers[i] = true;
+	}
+	rm_topo_free(t);
+	return memory;
+}
+
 /* One planned size: its index and the pages per node (all on the first when no --node). */
 struct plan_size {
 	size_t size;
@@ -73,7 +145,9 @@ int cmd_plan(int argc, char **argv, struct rm_common *c)
 		"Print the kernel command line that reserves these pages at boot: "
 		"default_hugepagesz=, then hugepagesz= and hugepages= for each SIZE (the default "
 		"size when left out), with the per-node form hugepages=0:N,1:M for --node. "
-		"Examples: 1G:16, 1G:16GiB, 2M:1024.",
+		"Examples: 1G:16, 1G:16GiB, 2M:1024. With --topology, for the machine it describes: "
+		"its NUMA nodes and their memory (a synthetic one without \"(memory=...)\" is not "
+		"checked against memory).",
 		NULL, NULL, NULL
 	};
 	struct plan_args a = { 0 };
@@ -84,10 +158,14 @@ int cmd_plan(int argc, char **argv, struct rm_common *c)
 	long nwhich = 0;
 	char *msg = NULL;
 	int status = RM_EXIT_SUCCESS;
-	bool gigantic = false;
+	bool gigantic = false, memory = true;
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_OUTPUT);
-	hp_open(&hp, hp_sysroot(c));
+	/* --topology only: RM_TOPOLOGY is for the tools that read topologies, as hp_sysroot says */
+	if (c->topology && c->topology != getenv("RM_TOPOLOGY"))
+		memory = hp_topology(&hp, c);
+	else
+		hp_open(&hp, hp_sysroot(c));
 	ps = xcalloc((size_t)a.namounts, sizeof(*ps));
 	if (a.def && rm_hugepages_parse_size(&hp, a.def, &def, &msg) < 0)
 		goto usage;
@@ -207,6 +285,9 @@ int cmd_plan(int argc, char **argv, struct rm_common *c)
 		}
 	}
 	putchar('\n');
+	if (!memory)
+		rm_warnx("note: the topology gives no memory sizes, so the plan is not checked against "
+		       "the nodes' memory (give them: \"numa:2(memory=64GiB) ...\")");
 	if (gigantic)
 		rm_warnx("note: reserve 1GiB pages at boot, as this line does: once the machine has run "
 		       "a while its memory is fragmented, the kernel seldom finds free 1GiB blocks, "
