@@ -14,6 +14,7 @@
 
 #include "cgroup.h"
 #include "cpulist.h"
+#include "input.h"
 #include "kernfs.h"
 #include "state.h"
 #include "xalloc.h"
@@ -216,7 +217,6 @@ static enum rm_cgroup_partitions partitions_of(const char *dir)
  */
 static enum rm_cgroup_partitions detect_partitions(const struct rm_cgroups *cg)
 {
-	const char *env = getenv("RM_CGROUP_ROOT");
 	enum rm_cgroup_partitions found = RM_PARTITIONS_NONE;
 	bool decided = false;
 	struct dirent *e;
@@ -243,7 +243,7 @@ static enum rm_cgroup_partitions detect_partitions(const struct rm_cgroups *cg)
 		}
 		closedir(d);
 	}
-	if (decided || (env && *env))
+	if (decided || rm_input()->cgroup_tree)
 		return found;
 	v = kernel_version(rel, sizeof(rel));
 	return v >= 6007 ? RM_PARTITIONS_REMOTE : v >= 6001 ? RM_PARTITIONS_ROOT : RM_PARTITIONS_NONE;
@@ -286,13 +286,13 @@ static int add_parent_cpus(struct rm_cgroups *cg, char **errmsg)
 
 int rm_cgroups_open(struct rm_cgroups *cg, char **errmsg)
 {
-	const char *env = getenv("RM_CGROUP_ROOT");
+	const struct rm_input *in = rm_input();
 	char *path;
 	int rc;
 
 	memset(cg, 0, sizeof(*cg));
-	if (env && *env)
-		rc = find_under_root(cg, env, errmsg);
+	if (in->cgroup_tree)
+		rc = find_under_root(cg, in->cgroup_root, errmsg);
 	else
 		rc = find_with_libcgroup(cg, errmsg);
 	if (rc < 0)
@@ -612,7 +612,7 @@ static int remove_child(struct sync *s, const char *name, const char *shared)
 		fail(s, msg);
 		goto out;
 	}
-	if (rmdir(dir) < 0) {
+	if (rm_kernfs_rmdir(dir) < 0) {
 		fail(s, xasprintf("cannot remove %s: %s", dir, strerror(errno)));
 		goto out;
 	}
@@ -1128,7 +1128,7 @@ int rm_cgroups_remove_parent(struct rm_cgroups *cg, char **errmsg)
 	if (n > 0 || !rm_kernfs_is_dir(cg->parent, FILES))
 		return 0;
 	/* the root's "+cpuset" (v2) stays: other cgroups may have come to rely on it */
-	if (rmdir(cg->parent) < 0) {
+	if (rm_kernfs_rmdir(cg->parent) < 0) {
 		*errmsg = xasprintf("cannot remove %s: %s", cg->parent, strerror(errno));
 		return -1;
 	}

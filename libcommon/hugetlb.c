@@ -11,6 +11,7 @@
 
 #include "hugepages.h"
 #include "hugetlb.h"
+#include "input.h"
 #include "kernfs.h"
 #include "state.h"
 #include "xalloc.h"
@@ -51,8 +52,7 @@ static void set_hierarchy(struct rm_hugetlb *h, enum rm_cgroup_version v, const 
 
 int rm_hugetlb_open(struct rm_hugetlb *h, char **errmsg)
 {
-	const char *env = getenv("RM_CGROUP_ROOT");
-	char *root = xstrdup(env && *env ? env : RM_CGROUP_ROOT_DEFAULT), *path;
+	char *root = xstrdup(rm_input()->cgroup_root), *path;
 	size_t len = strlen(root);
 	bool found;
 
@@ -361,7 +361,7 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 		free(dir);
 		return -1;
 	}
-	if (rmdir(dir) < 0) {
+	if (rm_kernfs_rmdir(dir) < 0) {
 		*errmsg = xasprintf("cannot remove %s: %s", dir, strerror(errno));
 		free(dir);
 		return -1;
@@ -371,7 +371,7 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 	if ((n = rm_hugetlb_owners(h, &names, errmsg)) < 0)
 		return -1;
 	rm_kernfs_names_free(names, n);
-	if (n == 0 && rm_kernfs_is_dir(h->parent, FILES) && rmdir(h->parent) < 0 &&
+	if (n == 0 && rm_kernfs_is_dir(h->parent, FILES) && rm_kernfs_rmdir(h->parent) < 0 &&
 	    errno != EBUSY && errno != ENOTEMPTY) {
 		*errmsg = xasprintf("cannot remove %s: %s", h->parent, strerror(errno));
 		return -1;

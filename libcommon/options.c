@@ -11,6 +11,7 @@
 
 #include "closestream.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "options.h"
 #include "xalloc.h"
 
@@ -118,14 +119,9 @@ const struct argp rm_input_argp = { input_options, input_parse, NULL, NULL, NULL
 /* Fill C from the environment (RM_SYSROOT, RM_TOPOLOGY) before parsing options. */
 static void common_init(struct rm_common *c)
 {
-	const char *v;
-
 	memset(c, 0, sizeof(*c));
 	/* An option given on the command line overrides the variables. */
-	if ((v = getenv("RM_TOPOLOGY")) && *v)
-		c->topology = v;
-	else if ((v = getenv("RM_SYSROOT")) && *v)
-		c->sysroot = v;
+	rm_input_defaults(&c->sysroot, &c->topology);
 }
 
 /* Find NAME in a NULL-terminated table; exits 2 with "unknown command: 'x'" when absent. */
@@ -260,6 +256,7 @@ void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_
 	     c->out.noheadings || c->out.bytes))
 		rm_usage_errx("output options do not apply to '%s'", saved);
 	parse_wrapped(argp, argc, argv, c, input, false, flags);
+	rm_input_resolve(c);
 	argv[0] = saved;
 	free(name);
 }

@@ -15,6 +15,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "kernfs.h"
 #include "resctrl.h"
 #include "xalloc.h"
@@ -113,10 +114,10 @@ static int longest_run(uint64_t v)
 
 char *rm_resctrl_root(const char *sysroot)
 {
-	const char *env = getenv("RM_RESCTRL_ROOT");
+	const struct rm_input *in = rm_input();
 
-	if (env && *env)
-		return xstrdup(env);
+	if (in->resctrl_tree || (sysroot && in->sysroot && !strcmp(sysroot, in->sysroot)))
+		return xstrdup(in->resctrl_root);
 	if (sysroot && *sysroot && strcmp(sysroot, "/"))
 		return xasprintf("%s%s", sysroot, RM_RESCTRL_ROOT_DEFAULT);
 	return xstrdup(RM_RESCTRL_ROOT_DEFAULT);

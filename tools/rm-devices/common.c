@@ -12,6 +12,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "rm-devices.h"
 #include "sysfs.h"
 #include "xalloc.h"
@@ -278,16 +279,12 @@ void print_allocations(const struct rm_common *c, const struct rm_record *recs, 
 
 bool devices_cgroups(const struct rm_common *c)
 {
-	const char *root = getenv("RM_CGROUP_ROOT");
-
-	return (root && *root) || (!devices_sysroot(c) && !c->topology);
+	return rm_input()->cgroup_tree || (!devices_sysroot(c) && !c->topology);
 }
 
 const char *cgroup_root(void)
 {
-	const char *root = getenv("RM_CGROUP_ROOT");
-
-	return root && *root ? root : "/sys/fs/cgroup";
+	return rm_input()->cgroup_root;
 }
 
 char *devices_cgroup(const char *owner, bool *v2)
