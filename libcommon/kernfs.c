@@ -172,7 +172,7 @@ int rm_kernfs_openat_beneath(int dirfd, const char *rel, int oflags, mode_t mode
 {
 	struct open_how how = {
 		.flags = (uint64_t)(oflags | O_CLOEXEC | (no_symlinks ? O_NOFOLLOW : 0)),
-		.mode = oflags & (O_CREAT | O_TMPFILE) ? mode : 0,
+		.mode = (oflags & O_CREAT) || (oflags & O_TMPFILE) == O_TMPFILE ? mode : 0,
 		.resolve = RESOLVE_BENEATH | (no_symlinks ? RESOLVE_NO_SYMLINKS : 0),
 	};
 	long fd;
