@@ -45,44 +45,26 @@ static void set_hierarchy(struct rm_hugetlb *h, enum rm_cgroup_version v, const 
 {
 	h->version = v;
 	h->mount = xstrdup(mount);
-	h->parent = xasprintf("%s/%s", mount, v == RM_CGROUP_V1 ? RM_CGROUP_PARENT_V1
-								 : RM_CGROUP_PARENT_V2);
+	h->parent = rm_cgroup_owner_path(v, mount, "");
+	h->parent[strlen(h->parent) - 1] = '\0';
 	h->cpuset = v == RM_CGROUP_V2 && list_has(mount, "cgroup.controllers", "cpuset");
 }
 
 int rm_hugetlb_open(struct rm_hugetlb *h, char **errmsg)
 {
-	char *root = xstrdup(rm_input()->cgroup_root), *path;
-	size_t len = strlen(root);
+	const char *root = rm_input()->cgroup_root;
+	enum rm_cgroup_version v;
+	char *mount;
 	bool found;
 
 	memset(h, 0, sizeof(*h));
-	while (len > 1 && root[len - 1] == '/')
-		root[--len] = '\0';
-	if ((found = list_has(root, "cgroup.controllers", "hugetlb")))
-		set_hierarchy(h, RM_CGROUP_V2, root);
-	if (!found) {
-		path = xasprintf("%s/unified", root);
-		if ((found = list_has(path, "cgroup.controllers", "hugetlb")))
-			set_hierarchy(h, RM_CGROUP_V2, path);
-		free(path);
-	}
-	if (!found) {
-		path = xasprintf("%s/hugetlb", root);
-		if (rm_kernfs_is_dir(path, FILES)) {
-			char *ctl = xasprintf("%s/cgroup.controllers", path);
-
-			found = !rm_kernfs_exists(ctl, FILES);
-			free(ctl);
-			if (found)
-				set_hierarchy(h, RM_CGROUP_V1, path);
-		}
-		free(path);
+	if ((found = rm_cgroup_find(root, "hugetlb", NULL, &v, &mount) == 0)) {
+		set_hierarchy(h, v, mount);
+		free(mount);
 	}
 	if (!found)
 		*errmsg = xasprintf("no hugetlb cgroup controller is mounted (v1 hugetlb or the "
 				    "unified hierarchy's hugetlb): '%s'", root);
-	free(root);
 	return found ? 0 : -1;
 }
 
@@ -95,7 +77,7 @@ void rm_hugetlb_close(struct rm_hugetlb *h)
 
 char *rm_hugetlb_path(const struct rm_hugetlb *h, const char *owner)
 {
-	return xasprintf("%s/%s", h->parent, owner);
+	return rm_cgroup_owner_path(h->version, h->mount, owner);
 }
 
 /* The file of one value: "hugetlb.2MB.max" (v2), "hugetlb.2MB.rsvd.limit_in_bytes" (v1). */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "input.h"
@@ -289,20 +290,21 @@ const char *cgroup_root(void)
 
 char *devices_cgroup(const char *owner, bool *v2)
 {
-	char *allow = xasprintf("%s/devices/devices.allow", cgroup_root()), *s;
-	bool v1 = access(allow, F_OK) == 0;
+	enum rm_cgroup_version v = RM_CGROUP_V2;
+	char *mount, *dir;
 
-	free(allow);
-	if (v1)
-		return xasprintf("%s/devices/rmtools/%s", cgroup_root(), owner);
-	s = xasprintf("%s/cgroup.controllers", cgroup_root());
-	*v2 = access(s, F_OK) == 0;
-	free(s);
-	if (!*v2) {
-		s = xasprintf("%s/unified/cgroup.controllers", cgroup_root());
-		*v2 = access(s, F_OK) == 0;
-		free(s);
+	/* v1 only: the unified hierarchy has no devices files (a BPF program stands in) */
+	*v2 = false;
+	if (rm_cgroup_find(cgroup_root(), "devices", "devices.allow", &v, &mount) == 0 &&
+	    v == RM_CGROUP_V1) {
+		dir = rm_cgroup_owner_path(v, mount, owner);
+		free(mount);
+		return dir;
 	}
+	free(mount);
+	mount = rm_cgroup_unified(cgroup_root());
+	*v2 = mount != NULL;
+	free(mount);
 	return NULL;
 }
 
