@@ -246,14 +246,21 @@ static int open_parent(const char *path, char **name)
 	return fd;
 }
 
-int rm_kernfs_mkdir_path(const char *path, mode_t mode)
+static int rmdir_at(int dfd, const char *name, mode_t mode)
+{
+	(void)mode;
+	return unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+/* OP(parent's fd, last component, MODE) on PATH, beneath its root. */
+static int at_parent(const char *path, int (*op)(int, const char *, mode_t), mode_t mode)
 {
 	char *name;
 	int dfd = open_parent(path, &name), rc, saved;
 
 	if (dfd < 0 && dfd != AT_FDCWD)
 		return -1;
-	rc = mkdirat(dfd, name, mode);
+	rc = op(dfd, name, mode);
 	saved = errno;
 	if (dfd >= 0)
 		close(dfd);
@@ -262,20 +269,14 @@ int rm_kernfs_mkdir_path(const char *path, mode_t mode)
 	return rc;
 }
 
+int rm_kernfs_mkdir_path(const char *path, mode_t mode)
+{
+	return at_parent(path, mkdirat, mode);
+}
+
 int rm_kernfs_rmdir(const char *path)
 {
-	char *name;
-	int dfd = open_parent(path, &name), rc, saved;
-
-	if (dfd < 0 && dfd != AT_FDCWD)
-		return -1;
-	rc = unlinkat(dfd, name, AT_REMOVEDIR);
-	saved = errno;
-	if (dfd >= 0)
-		close(dfd);
-	free(name);
-	errno = saved;
-	return rc;
+	return at_parent(path, rmdir_at, 0);
 }
 
 char *rm_kernfs_read_raw(const char *path, int flags, size_t *len)

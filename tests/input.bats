@@ -178,25 +178,17 @@ cpuset_tree() {
 # The same records from the option, the variable, and the option over the other variable.
 # same_input TOOL ROOT_OR_SPEC KIND (sysroot or topology) [COMMAND...]
 same_input() {
-	local tool=$1 what=$2 kind=$3 want
+	local tool=$1 what=$2 kind=$3 var want
 	shift 3
-	if [ "$kind" = sysroot ]; then
-		run -0 --separate-stderr "$tool" --sysroot "$what" "$@" </dev/null
-		want=$output
-		[ -n "$want" ] || fail "$tool --sysroot printed nothing"
-		run -0 --separate-stderr env RM_SYSROOT="$what" "$tool" "$@" </dev/null
-		assert_equal "$output" "$want"
-		run -0 --separate-stderr env RM_SYSROOT=/nonexistent "$tool" --sysroot "$what" "$@" </dev/null
-		assert_equal "$output" "$want"
-	else
-		run -0 --separate-stderr "$tool" --topology "$what" "$@" </dev/null
-		want=$output
-		[ -n "$want" ] || fail "$tool --topology printed nothing"
-		run -0 --separate-stderr env RM_TOPOLOGY="$what" "$tool" "$@" </dev/null
-		assert_equal "$output" "$want"
-		run -0 --separate-stderr env RM_SYSROOT=/nonexistent "$tool" --topology "$what" "$@" </dev/null
-		assert_equal "$output" "$want"
-	fi
+	var=RM_${kind^^}
+	run -0 --separate-stderr "$tool" "--$kind" "$what" "$@" </dev/null
+	want=$output
+	[ -n "$want" ] || fail "$tool --$kind printed nothing"
+	run -0 --separate-stderr env "$var=$what" "$tool" "$@" </dev/null
+	assert_equal "$output" "$want"
+	# the option wins over the variable of the other kind
+	run -0 --separate-stderr env RM_SYSROOT=/nonexistent "$tool" "--$kind" "$what" "$@" </dev/null
+	assert_equal "$output" "$want"
 }
 
 @test "input: each tool resolves the same input from --sysroot, --topology and their variables" {

@@ -14,6 +14,7 @@
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "input.h"
+#include "kernfs.h"
 #include "rm-devices.h"
 #include "sysfs.h"
 #include "xalloc.h"
@@ -314,7 +315,7 @@ static int remove_cgroup_dir(const char *dir)
 	static const char *const files[] = { "devices.allow", "devices.deny", "devices.list",
 					     "cgroup.procs", "tasks" };
 
-	if (rmdir(dir) == 0 || errno == ENOENT)
+	if (rm_kernfs_rmdir(dir) == 0 || errno == ENOENT)
 		return 0;
 	if (errno != ENOTEMPTY && errno != EEXIST)
 		return -1;
@@ -327,7 +328,7 @@ static int remove_cgroup_dir(const char *dir)
 			unlink(f);
 		free(f);
 	}
-	return rmdir(dir);
+	return rm_kernfs_rmdir(dir);
 }
 
 void devices_cgroup_remove(const char *owner)
