@@ -487,15 +487,20 @@ int rm_cgroups_read(const struct rm_cgroups *cg, const char *name, hwloc_bitmap_
 	return rc < 0 ? -1 : 1;
 }
 
-int rm_cgroups_children(const struct rm_cgroups *cg, char ***names, char **errmsg)
+int rm_cgroup_children(const char *parent, char ***names, char **errmsg)
 {
-	int n = rm_kernfs_subdirs(cg->parent, FILES, NULL, names);
+	int n = rm_kernfs_subdirs(parent, FILES, NULL, names);
 
 	if (n < 0 && errno == ENOENT)
 		return 0;
 	if (n < 0)
-		*errmsg = xasprintf("cannot read %s: %s", cg->parent, strerror(errno));
+		*errmsg = xasprintf("cannot read %s: %s", parent, strerror(errno));
 	return n;
+}
+
+int rm_cgroups_children(const struct rm_cgroups *cg, char ***names, char **errmsg)
+{
+	return rm_cgroup_children(cg->parent, names, errmsg);
 }
 
 /* ---- changing, with an undo log ---- */

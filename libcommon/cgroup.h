@@ -64,6 +64,10 @@ char *rm_cgroup_unified(const char *root);
  * MOUNT/rmtools/OWNER (v1) or MOUNT/rmtools.slice/OWNER (v2). Allocated. */
 char *rm_cgroup_owner_path(enum rm_cgroup_version version, const char *mount, const char *owner);
 
+/* The subdirectories of PARENT, sorted, in *NAMES (rm_kernfs_names_free): their number, 0 when
+ * PARENT does not exist, or -1 with *ERRMSG "cannot read PARENT: REASON". */
+int rm_cgroup_children(const char *parent, char ***names, char **errmsg);
+
 /*
  * Find the cpuset hierarchy. Under $RM_CGROUP_ROOT when it is set (a directory laid out like
  * /sys/fs/cgroup: a unified mount at its top, or v1 mounts as its subdirectories, or a hybrid with

@@ -363,13 +363,7 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 
 int rm_hugetlb_owners(const struct rm_hugetlb *h, char ***names, char **errmsg)
 {
-	int n = rm_kernfs_subdirs(h->parent, FILES, NULL, names);
-
-	if (n < 0 && errno == ENOENT)
-		return 0;
-	if (n < 0)
-		*errmsg = xasprintf("cannot read %s: %s", h->parent, strerror(errno));
-	return n;
+	return rm_cgroup_children(h->parent, names, errmsg);
 }
 
 int rm_hugetlb_attach(const char *owner, pid_t pid, char **errmsg)
