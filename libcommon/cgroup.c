@@ -14,6 +14,7 @@
 
 #include "cgroup.h"
 #include "cpulist.h"
+#include "input.h"
 #include "kernfs.h"
 #include "state.h"
 #include "xalloc.h"
@@ -123,34 +124,96 @@ static char *no_cpuset_msg(const char *where)
 			 "hierarchy's cpuset): '%s'", where);
 }
 
+/* ---- any controller under a root laid out like /sys/fs/cgroup ---- */
+
+static char *strip_root(const char *root)
+{
+	char *r = xstrdup(root);
+	size_t len = strlen(r);
+
+	while (len > 1 && r[len - 1] == '/')
+		r[--len] = '\0';
+	return r;
+}
+
+/* Whether DIR's cgroup.controllers offers WORD (or "+WORD", as test trees may write it). */
+static bool offers(const char *dir, const char *word)
+{
+	char *plus = xasprintf("+%s", word);
+	bool found = rm_kernfs_list_has(dir, "cgroup.controllers", word, FILES) ||
+		     rm_kernfs_list_has(dir, "cgroup.controllers", plus, FILES);
+
+	free(plus);
+	return found;
+}
+
+char *rm_cgroup_unified(const char *root)
+{
+	char *r = strip_root(root), *path;
+
+	if (file_exists(r, "cgroup.controllers"))
+		return r;
+	path = xasprintf("%s/unified", r);
+	free(r);
+	if (file_exists(path, "cgroup.controllers"))
+		return path;
+	free(path);
+	return NULL;
+}
+
+int rm_cgroup_find(const char *root, const char *controller, const char *v1_file,
+		   enum rm_cgroup_version *version, char **mount)
+{
+	char *r = strip_root(root), *path;
+
+	*mount = NULL;
+	path = xstrdup(r);
+	if (offers(path, controller)) {
+		*version = RM_CGROUP_V2;
+		*mount = path;
+	} else {
+		free(path);
+		path = xasprintf("%s/unified", r);
+		if (offers(path, controller)) {
+			*version = RM_CGROUP_V2;
+			*mount = path;
+		} else {
+			free(path);
+			path = xasprintf("%s/%s", r, controller);
+			if (rm_kernfs_is_dir(path, FILES) && !file_exists(path, "cgroup.controllers") &&
+			    (!v1_file || file_exists(path, v1_file))) {
+				*version = RM_CGROUP_V1;
+				*mount = path;
+			} else {
+				free(path);
+			}
+		}
+	}
+	free(r);
+	return *mount ? 0 : -1;
+}
+
+char *rm_cgroup_owner_path(enum rm_cgroup_version version, const char *mount, const char *owner)
+{
+	return xasprintf("%s/%s/%s", mount,
+			 version == RM_CGROUP_V1 ? RM_CGROUP_PARENT_V1 : RM_CGROUP_PARENT_V2, owner);
+}
+
 /* Laid out like /sys/fs/cgroup: unified at the top or in unified/ (hybrid), v1 in cpuset/. */
 static int find_under_root(struct rm_cgroups *cg, const char *env, char **errmsg)
 {
-	char *root = xstrdup(env), *path;
-	size_t len = strlen(root);
-	bool found;
+	enum rm_cgroup_version v;
+	char *mount, *root;
 
-	while (len > 1 && root[len - 1] == '/')
-		root[--len] = '\0';
-	found = rm_kernfs_list_has(root, "cgroup.controllers", "cpuset", FILES);
-	if (found)
-		set_hierarchy(cg, RM_CGROUP_V2, root);
-	if (!found) {
-		path = xasprintf("%s/unified", root);
-		if ((found = rm_kernfs_list_has(path, "cgroup.controllers", "cpuset", FILES)))
-			set_hierarchy(cg, RM_CGROUP_V2, path);
-		free(path);
+	if (rm_cgroup_find(env, "cpuset", "cpuset.cpus", &v, &mount) == 0) {
+		set_hierarchy(cg, v, mount);
+		free(mount);
+		return 0;
 	}
-	if (!found) {
-		path = xasprintf("%s/cpuset", root);
-		if ((found = file_exists(path, "cpuset.cpus")))
-			set_hierarchy(cg, RM_CGROUP_V1, path);
-		free(path);
-	}
-	if (!found)
-		*errmsg = no_cpuset_msg(root);
+	root = strip_root(env);
+	*errmsg = no_cpuset_msg(root);
 	free(root);
-	return found ? 0 : -1;
+	return -1;
 }
 
 static int find_with_libcgroup(struct rm_cgroups *cg, char **errmsg)
@@ -216,7 +279,6 @@ static enum rm_cgroup_partitions partitions_of(const char *dir)
  */
 static enum rm_cgroup_partitions detect_partitions(const struct rm_cgroups *cg)
 {
-	const char *env = getenv("RM_CGROUP_ROOT");
 	enum rm_cgroup_partitions found = RM_PARTITIONS_NONE;
 	bool decided = false;
 	struct dirent *e;
@@ -243,7 +305,7 @@ static enum rm_cgroup_partitions detect_partitions(const struct rm_cgroups *cg)
 		}
 		closedir(d);
 	}
-	if (decided || (env && *env))
+	if (decided || rm_input()->cgroup_tree)
 		return found;
 	v = kernel_version(rel, sizeof(rel));
 	return v >= 6007 ? RM_PARTITIONS_REMOTE : v >= 6001 ? RM_PARTITIONS_ROOT : RM_PARTITIONS_NONE;
@@ -286,13 +348,13 @@ static int add_parent_cpus(struct rm_cgroups *cg, char **errmsg)
 
 int rm_cgroups_open(struct rm_cgroups *cg, char **errmsg)
 {
-	const char *env = getenv("RM_CGROUP_ROOT");
+	const struct rm_input *in = rm_input();
 	char *path;
 	int rc;
 
 	memset(cg, 0, sizeof(*cg));
-	if (env && *env)
-		rc = find_under_root(cg, env, errmsg);
+	if (in->cgroup_tree)
+		rc = find_under_root(cg, in->cgroup_root, errmsg);
 	else
 		rc = find_with_libcgroup(cg, errmsg);
 	if (rc < 0)
@@ -425,15 +487,20 @@ int rm_cgroups_read(const struct rm_cgroups *cg, const char *name, hwloc_bitmap_
 	return rc < 0 ? -1 : 1;
 }
 
-int rm_cgroups_children(const struct rm_cgroups *cg, char ***names, char **errmsg)
+int rm_cgroup_children(const char *parent, char ***names, char **errmsg)
 {
-	int n = rm_kernfs_subdirs(cg->parent, FILES, NULL, names);
+	int n = rm_kernfs_subdirs(parent, FILES, NULL, names);
 
 	if (n < 0 && errno == ENOENT)
 		return 0;
 	if (n < 0)
-		*errmsg = xasprintf("cannot read %s: %s", cg->parent, strerror(errno));
+		*errmsg = xasprintf("cannot read %s: %s", parent, strerror(errno));
 	return n;
+}
+
+int rm_cgroups_children(const struct rm_cgroups *cg, char ***names, char **errmsg)
+{
+	return rm_cgroup_children(cg->parent, names, errmsg);
 }
 
 /* ---- changing, with an undo log ---- */
@@ -612,7 +679,7 @@ static int remove_child(struct sync *s, const char *name, const char *shared)
 		fail(s, msg);
 		goto out;
 	}
-	if (rmdir(dir) < 0) {
+	if (rm_kernfs_rmdir(dir) < 0) {
 		fail(s, xasprintf("cannot remove %s: %s", dir, strerror(errno)));
 		goto out;
 	}
@@ -1128,7 +1195,7 @@ int rm_cgroups_remove_parent(struct rm_cgroups *cg, char **errmsg)
 	if (n > 0 || !rm_kernfs_is_dir(cg->parent, FILES))
 		return 0;
 	/* the root's "+cpuset" (v2) stays: other cgroups may have come to rely on it */
-	if (rmdir(cg->parent) < 0) {
+	if (rm_kernfs_rmdir(cg->parent) < 0) {
 		*errmsg = xasprintf("cannot remove %s: %s", cg->parent, strerror(errno));
 		return -1;
 	}

@@ -48,6 +48,27 @@ struct rm_cgroups {
 };
 
 /*
+ * Where CONTROLLER is under ROOT, a directory laid out like /sys/fs/cgroup: the unified
+ * hierarchy at ROOT or in ROOT/unified (hybrid) when its cgroup.controllers offers it, else the
+ * v1 mount ROOT/CONTROLLER (a directory without cgroup.controllers, holding V1_FILE when not
+ * NULL). Reads only. 0 with *VERSION and *MOUNT (allocated), or -1.
+ */
+int rm_cgroup_find(const char *root, const char *controller, const char *v1_file,
+		   enum rm_cgroup_version *version, char **mount);
+
+/* The unified hierarchy under ROOT (ROOT or ROOT/unified, where cgroup.controllers is),
+ * allocated; NULL when there is none. */
+char *rm_cgroup_unified(const char *root);
+
+/* The cgroup of OWNER below the rmtools parent of the hierarchy mounted at MOUNT:
+ * MOUNT/rmtools/OWNER (v1) or MOUNT/rmtools.slice/OWNER (v2). Allocated. */
+char *rm_cgroup_owner_path(enum rm_cgroup_version version, const char *mount, const char *owner);
+
+/* The subdirectories of PARENT, sorted, in *NAMES (rm_kernfs_names_free): their number, 0 when
+ * PARENT does not exist, or -1 with *ERRMSG "cannot read PARENT: REASON". */
+int rm_cgroup_children(const char *parent, char ***names, char **errmsg);
+
+/*
  * Find the cpuset hierarchy. Under $RM_CGROUP_ROOT when it is set (a directory laid out like
  * /sys/fs/cgroup: a unified mount at its top, or v1 mounts as its subdirectories, or a hybrid with
  * the unified mount in unified/); else where libcgroup finds the cpuset controller mounted. The

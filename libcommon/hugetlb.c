@@ -11,6 +11,7 @@
 
 #include "hugepages.h"
 #include "hugetlb.h"
+#include "input.h"
 #include "kernfs.h"
 #include "state.h"
 #include "xalloc.h"
@@ -44,45 +45,26 @@ static void set_hierarchy(struct rm_hugetlb *h, enum rm_cgroup_version v, const 
 {
 	h->version = v;
 	h->mount = xstrdup(mount);
-	h->parent = xasprintf("%s/%s", mount, v == RM_CGROUP_V1 ? RM_CGROUP_PARENT_V1
-								 : RM_CGROUP_PARENT_V2);
+	h->parent = rm_cgroup_owner_path(v, mount, "");
+	h->parent[strlen(h->parent) - 1] = '\0';
 	h->cpuset = v == RM_CGROUP_V2 && list_has(mount, "cgroup.controllers", "cpuset");
 }
 
 int rm_hugetlb_open(struct rm_hugetlb *h, char **errmsg)
 {
-	const char *env = getenv("RM_CGROUP_ROOT");
-	char *root = xstrdup(env && *env ? env : RM_CGROUP_ROOT_DEFAULT), *path;
-	size_t len = strlen(root);
+	const char *root = rm_input()->cgroup_root;
+	enum rm_cgroup_version v;
+	char *mount;
 	bool found;
 
 	memset(h, 0, sizeof(*h));
-	while (len > 1 && root[len - 1] == '/')
-		root[--len] = '\0';
-	if ((found = list_has(root, "cgroup.controllers", "hugetlb")))
-		set_hierarchy(h, RM_CGROUP_V2, root);
-	if (!found) {
-		path = xasprintf("%s/unified", root);
-		if ((found = list_has(path, "cgroup.controllers", "hugetlb")))
-			set_hierarchy(h, RM_CGROUP_V2, path);
-		free(path);
-	}
-	if (!found) {
-		path = xasprintf("%s/hugetlb", root);
-		if (rm_kernfs_is_dir(path, FILES)) {
-			char *ctl = xasprintf("%s/cgroup.controllers", path);
-
-			found = !rm_kernfs_exists(ctl, FILES);
-			free(ctl);
-			if (found)
-				set_hierarchy(h, RM_CGROUP_V1, path);
-		}
-		free(path);
+	if ((found = rm_cgroup_find(root, "hugetlb", NULL, &v, &mount) == 0)) {
+		set_hierarchy(h, v, mount);
+		free(mount);
 	}
 	if (!found)
 		*errmsg = xasprintf("no hugetlb cgroup controller is mounted (v1 hugetlb or the "
 				    "unified hierarchy's hugetlb): '%s'", root);
-	free(root);
 	return found ? 0 : -1;
 }
 
@@ -95,7 +77,7 @@ void rm_hugetlb_close(struct rm_hugetlb *h)
 
 char *rm_hugetlb_path(const struct rm_hugetlb *h, const char *owner)
 {
-	return xasprintf("%s/%s", h->parent, owner);
+	return rm_cgroup_owner_path(h->version, h->mount, owner);
 }
 
 /* The file of one value: "hugetlb.2MB.max" (v2), "hugetlb.2MB.rsvd.limit_in_bytes" (v1). */
@@ -361,7 +343,7 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 		free(dir);
 		return -1;
 	}
-	if (rmdir(dir) < 0) {
+	if (rm_kernfs_rmdir(dir) < 0) {
 		*errmsg = xasprintf("cannot remove %s: %s", dir, strerror(errno));
 		free(dir);
 		return -1;
@@ -371,7 +353,7 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 	if ((n = rm_hugetlb_owners(h, &names, errmsg)) < 0)
 		return -1;
 	rm_kernfs_names_free(names, n);
-	if (n == 0 && rm_kernfs_is_dir(h->parent, FILES) && rmdir(h->parent) < 0 &&
+	if (n == 0 && rm_kernfs_is_dir(h->parent, FILES) && rm_kernfs_rmdir(h->parent) < 0 &&
 	    errno != EBUSY && errno != ENOTEMPTY) {
 		*errmsg = xasprintf("cannot remove %s: %s", h->parent, strerror(errno));
 		return -1;
@@ -381,13 +363,7 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 
 int rm_hugetlb_owners(const struct rm_hugetlb *h, char ***names, char **errmsg)
 {
-	int n = rm_kernfs_subdirs(h->parent, FILES, NULL, names);
-
-	if (n < 0 && errno == ENOENT)
-		return 0;
-	if (n < 0)
-		*errmsg = xasprintf("cannot read %s: %s", h->parent, strerror(errno));
-	return n;
+	return rm_cgroup_children(h->parent, names, errmsg);
 }
 
 int rm_hugetlb_attach(const char *owner, pid_t pid, char **errmsg)

@@ -6,10 +6,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include "kernfs.h"
 #include "xalloc.h"
@@ -19,9 +24,264 @@
  * does not promise, and the same code must run against the test trees that stand in for them.
  */
 
+/* ---- roots ---- */
+
+/*
+ * The directories every path below is taken relative to: a --sysroot tree, the cgroup and resctrl
+ * roots. A path under one is opened from the root's O_PATH descriptor, beneath it: writes, mkdirs
+ * and rmdirs refuse any symlink on the way (a link planted in a test tree or a snapshot would make
+ * root write elsewhere), reads follow the relative links sysfs has but never out of the root.
+ * openat2(2) does this in the kernel; glibc has no wrapper for it, hence syscall(2), and a walk of
+ * one component at a time where the kernel lacks it (before 5.6).
+ */
+#define MAX_ROOTS 8
+
+static struct {
+	char *path;
+	size_t len;
+	int fd;
+} roots[MAX_ROOTS];
+static int nroots;
+
+int rm_kernfs_root_add(const char *path)
+{
+	size_t len = strlen(path);
+	int fd;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	for (int i = 0; i < nroots; i++)
+		if (roots[i].len == len && !strncmp(roots[i].path, path, len))
+			return roots[i].fd;
+	if (nroots == MAX_ROOTS) {
+		errno = ENOSPC;
+		return -1;
+	}
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	roots[nroots].path = xasprintf("%.*s", (int)len, path);
+	roots[nroots].len = len;
+	roots[nroots].fd = fd;
+	nroots++;
+	return fd;
+}
+
+void rm_kernfs_roots_clear(void)
+{
+	while (nroots) {
+		nroots--;
+		close(roots[nroots].fd);
+		free(roots[nroots].path);
+	}
+}
+
+/* The registered root PATH lies under (the longest), its fd, and PATH relative to it in *REL
+ * ("." for the root itself); -1 when under none. */
+static int root_of(const char *path, const char **rel)
+{
+	int best = -1;
+
+	for (int i = 0; i < nroots; i++) {
+		size_t len = roots[i].len;
+		bool top = len == 1 && roots[i].path[0] == '/';
+
+		if (strncmp(path, roots[i].path, len) || (!top && path[len] && path[len] != '/'))
+			continue;
+		if (best < 0 || len > roots[best].len)
+			best = i;
+	}
+	if (best < 0)
+		return -1;
+	*rel = path + roots[best].len;
+	while (**rel == '/')
+		(*rel)++;
+	if (!**rel)
+		*rel = ".";
+	return roots[best].fd;
+}
+
+/* Component by component from DIRFD, no symlink followed, no "..": openat2's RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS for kernels without openat2. */
+static int walk_nofollow(int dirfd, const char *rel, int oflags, mode_t mode)
+{
+	char *copy = xstrdup(rel), *p = copy, *slash;
+	int cur = dirfd, fd, saved;
+
+	for (;;) {
+		while (*p == '/')
+			p++;
+		slash = strchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		if (!strcmp(p, "..")) {
+			fd = -1;
+			errno = EXDEV;
+			break;
+		}
+		if (!slash || !slash[1 + strspn(slash + 1, "/")]) {
+			fd = openat(cur, *p ? p : ".", oflags | O_NOFOLLOW, mode);
+			break;
+		}
+		fd = openat(cur, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			struct stat st;
+
+			saved = errno;
+			if (saved == ENOTDIR && fstatat(cur, p, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode))
+				saved = ELOOP;
+			errno = saved;
+			break;
+		}
+		if (cur != dirfd)
+			close(cur);
+		cur = fd;
+		p = slash + 1;
+	}
+	saved = errno;
+	if (cur != dirfd)
+		close(cur);
+	free(copy);
+	errno = saved;
+	return fd;
+}
+
+/* Whether the file FD is open on lies beneath the directory ROOTFD: reads without openat2 may
+ * follow links, then this checks where they led. */
+static bool fd_beneath(int fd, int rootfd)
+{
+	char link[64], *where, *top;
+	bool ok;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", rootfd);
+	top = realpath(link, NULL);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	where = realpath(link, NULL);
+	ok = top && where &&
+	     (!strcmp(top, "/") ||
+	      (!strncmp(where, top, strlen(top)) && (!where[strlen(top)] || where[strlen(top)] == '/')));
+	free(top);
+	free(where);
+	return ok;
+}
+
+bool rm_kernfs_no_openat2;
+
+int rm_kernfs_openat_beneath(int dirfd, const char *rel, int oflags, mode_t mode, bool no_symlinks)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(oflags | O_CLOEXEC | (no_symlinks ? O_NOFOLLOW : 0)),
+		.mode = (oflags & O_CREAT) || (oflags & O_TMPFILE) == O_TMPFILE ? mode : 0,
+		.resolve = RESOLVE_BENEATH | (no_symlinks ? RESOLVE_NO_SYMLINKS : 0),
+	};
+	long fd;
+
+	while (*rel == '/')
+		rel++;
+	if (!*rel)
+		rel = ".";
+	if (!rm_kernfs_no_openat2) {
+		fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		if (fd >= 0 || errno != ENOSYS)
+			return (int)fd;
+	}
+	if (no_symlinks)
+		return walk_nofollow(dirfd, rel, oflags | O_CLOEXEC, mode);
+	fd = openat(dirfd, rel, oflags | O_CLOEXEC, mode);
+	if (fd >= 0 && !fd_beneath((int)fd, dirfd)) {
+		close((int)fd);
+		errno = EXDEV;
+		return -1;
+	}
+	return (int)fd;
+}
+
+int rm_kernfs_open(const char *path, int oflags, int flags)
+{
+	const char *rel;
+	int rootfd = root_of(path, &rel);
+	bool write = (oflags & O_ACCMODE) != O_RDONLY || (oflags & O_CREAT);
+
+	if (rootfd < 0)
+		return open(path, oflags | O_CLOEXEC | (flags & RM_KERNFS_NOFOLLOW ? O_NOFOLLOW : 0),
+			    0644);
+	return rm_kernfs_openat_beneath(rootfd, rel, oflags, 0644,
+					write || (flags & RM_KERNFS_NOFOLLOW));
+}
+
+/* The parent directory of PATH opened beneath its root with no symlinks (O_PATH), its last
+ * component in *NAME (allocated); -1 with errno. A PATH under no root: AT_FDCWD and PATH. */
+static int open_parent(const char *path, char **name)
+{
+	const char *rel, *slash;
+	int rootfd = root_of(path, &rel), fd;
+	char *dir;
+
+	*name = NULL;
+	if (rootfd < 0) {
+		*name = xstrdup(path);
+		return AT_FDCWD;
+	}
+	if (!strcmp(rel, ".")) {
+		errno = EBUSY;
+		return -1;
+	}
+	slash = strrchr(rel, '/');
+	dir = slash ? xasprintf("%.*s", (int)(slash - rel), rel) : xstrdup(".");
+	*name = xstrdup(slash ? slash + 1 : rel);
+	if (!strcmp(*name, "..") || !strcmp(*name, ".") || !**name) {
+		free(dir);
+		free(*name);
+		*name = NULL;
+		errno = EINVAL;
+		return -1;
+	}
+	fd = rm_kernfs_openat_beneath(rootfd, dir, O_PATH | O_DIRECTORY, 0, true);
+	free(dir);
+	if (fd < 0) {
+		free(*name);
+		*name = NULL;
+	}
+	return fd;
+}
+
+static int rmdir_at(int dfd, const char *name, mode_t mode)
+{
+	(void)mode;
+	return unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+/* OP(parent's fd, last component, MODE) on PATH, beneath its root. */
+static int at_parent(const char *path, int (*op)(int, const char *, mode_t), mode_t mode)
+{
+	char *name;
+	int dfd = open_parent(path, &name), rc, saved;
+
+	if (dfd < 0 && dfd != AT_FDCWD)
+		return -1;
+	rc = op(dfd, name, mode);
+	saved = errno;
+	if (dfd >= 0)
+		close(dfd);
+	free(name);
+	errno = saved;
+	return rc;
+}
+
+int rm_kernfs_mkdir_path(const char *path, mode_t mode)
+{
+	return at_parent(path, mkdirat, mode);
+}
+
+int rm_kernfs_rmdir(const char *path)
+{
+	return at_parent(path, rmdir_at, 0);
+}
+
 char *rm_kernfs_read_raw(const char *path, int flags, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | (flags & RM_KERNFS_NOFOLLOW ? O_NOFOLLOW : 0));
+	int fd = rm_kernfs_open(path, O_RDONLY, flags);
 	size_t cap = 256;
 	char *buf;
 
@@ -74,8 +334,7 @@ int rm_kernfs_write(const char *path, const char *value, int flags)
 	int fd, rc = 0;
 	ssize_t n;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC | (flags & RM_KERNFS_NOFOLLOW ? O_NOFOLLOW : 0) |
-				(flags & RM_KERNFS_TRUNC ? O_TRUNC : 0));
+	fd = rm_kernfs_open(path, O_WRONLY | (flags & RM_KERNFS_TRUNC ? O_TRUNC : 0), flags);
 	if (fd < 0) {
 		rc = errno;
 	} else {
@@ -95,7 +354,19 @@ int rm_kernfs_write(const char *path, const char *value, int flags)
 
 static int stat_as(const char *path, int flags, struct stat *st)
 {
-	return flags & RM_KERNFS_NOFOLLOW ? lstat(path, st) : stat(path, st);
+	const char *rel;
+	int rootfd = root_of(path, &rel), fd, rc, saved;
+
+	if (rootfd < 0)
+		return flags & RM_KERNFS_NOFOLLOW ? lstat(path, st) : stat(path, st);
+	fd = rm_kernfs_openat_beneath(rootfd, rel, O_PATH, 0, flags & RM_KERNFS_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	rc = fstat(fd, st);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
 }
 
 bool rm_kernfs_exists(const char *path, int flags)
@@ -133,13 +404,17 @@ static int cmp_names(const void *a, const void *b)
 
 int rm_kernfs_subdirs(const char *dir, int flags, bool (*keep)(const char *), char ***names)
 {
-	DIR *d = opendir(dir);
+	int fd = rm_kernfs_open(dir, O_RDONLY | O_DIRECTORY, flags);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *e;
 	int n = 0;
 
 	*names = NULL;
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	while ((e = readdir(d))) {
 		char *path;
 		bool is_dir;
@@ -192,13 +467,13 @@ void rm_kernfs_undo(struct rm_kernfs_log *log, char **errmsg)
 
 		switch (u->kind) {
 		case RM_KERNFS_RMDIR:
-			if (rmdir(u->path) < 0)
+			if (rm_kernfs_rmdir(u->path) < 0)
 				rc = errno;
 			if (rc && !uerr)
 				uerr = xasprintf("cannot remove %s: %s", u->path, strerror(rc));
 			break;
 		case RM_KERNFS_MKDIR:
-			if (mkdir(u->path, 0755) < 0 && errno != EEXIST)
+			if (rm_kernfs_mkdir_path(u->path, 0755) < 0 && errno != EEXIST)
 				rc = errno;
 			if (rc && !uerr)
 				uerr = xasprintf("cannot create %s: %s", u->path, strerror(rc));
@@ -257,7 +532,7 @@ int rm_kernfs_put(struct rm_kernfs_log *log, const char *dir, const char *file, 
 
 int rm_kernfs_mkdir(struct rm_kernfs_log *log, const char *path, char **errmsg)
 {
-	if (mkdir(path, 0755) < 0) {
+	if (rm_kernfs_mkdir_path(path, 0755) < 0) {
 		*errmsg = xasprintf("cannot create %s: %s", path, strerror(errno));
 		return -1;
 	}

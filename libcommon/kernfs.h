@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* How files are opened (FLAGS below), and how a log undoes its writes. */
 enum {
@@ -16,6 +17,37 @@ enum {
 	/* undoing a write, ESRCH is no failure: the pid or task written back has exited */
 	RM_KERNFS_ESRCH_OK = 1 << 2,
 };
+
+/*
+ * Roots: a path under a registered root (a --sysroot tree, the cgroup or resctrl root) is opened
+ * from the root's descriptor and never leaves it. Writes, mkdirs and rmdirs there follow no
+ * symlink at all (ELOOP, or EXDEV for ".."); reads follow relative links that stay beneath the
+ * root, none when RM_KERNFS_NOFOLLOW. Paths under no root are opened as they are.
+ */
+
+/* Register PATH (trailing slashes ignored) as a root: its O_PATH descriptor, kept until
+ * rm_kernfs_roots_clear, or -1 with errno. Registering it again returns the same descriptor. */
+int rm_kernfs_root_add(const char *path);
+void rm_kernfs_roots_clear(void);
+
+/* openat2(DIRFD, REL, OFLAGS | O_CLOEXEC, MODE) with RESOLVE_BENEATH, and with NO_SYMLINKS also
+ * RESOLVE_NO_SYMLINKS and O_NOFOLLOW. Where the kernel has no openat2 (ENOSYS): a walk of one
+ * component at a time with O_NOFOLLOW, or for reads openat and a check of where it led. A
+ * descriptor, or -1 with errno (ELOOP: a symlink; EXDEV: out of DIRFD). */
+int rm_kernfs_openat_beneath(int dirfd, const char *rel, int oflags, mode_t mode, bool no_symlinks);
+
+/* Set (by the unit checks) to take the path of kernels without openat2. */
+extern bool rm_kernfs_no_openat2;
+
+/* PATH opened with OFLAGS (O_CREAT makes it 0644): beneath its root when it has one, with no
+ * symlink when writing or with RM_KERNFS_NOFOLLOW; else as it is (O_NOFOLLOW with
+ * RM_KERNFS_NOFOLLOW). A descriptor or -1 with errno. */
+int rm_kernfs_open(const char *path, int oflags, int flags);
+
+/* mkdir(2) and rmdir(2) of PATH, beneath its root with no symlink when it has one. 0 or -1 with
+ * errno. */
+int rm_kernfs_mkdir_path(const char *path, mode_t mode);
+int rm_kernfs_rmdir(const char *path);
 
 /* Whole file as it is, NUL-terminated, its length in *LEN; allocated. NULL with errno set. */
 char *rm_kernfs_read_raw(const char *path, int flags, size_t *len);

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snaparchive.h"
 #include "closestream.h"
 #include "exitcodes.h"
 #include "lock.h"
+#include "input.h"
 #include "options.h"
 #include "xalloc.h"
 
@@ -145,14 +145,9 @@ static bool tool_locks;
 /* Fill C from the environment (RM_SYSROOT, RM_TOPOLOGY) before parsing options. */
 static void common_init(struct rm_common *c)
 {
-	const char *v;
-
 	memset(c, 0, sizeof(*c));
 	/* An option given on the command line overrides the variables. */
-	if ((v = getenv("RM_TOPOLOGY")) && *v)
-		c->topology = v;
-	else if ((v = getenv("RM_SYSROOT")) && *v)
-		c->sysroot = v;
+	rm_input_defaults(&c->sysroot, &c->topology);
 }
 
 /* Find NAME in a NULL-terminated table; exits 2 with "unknown command: 'x'" when absent. */
@@ -318,8 +313,10 @@ void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_
 	     c->out.noheadings || c->out.bytes))
 		rm_usage_errx("output options do not apply to '%s'", saved);
 	parse_wrapped(argp, argc, argv, c, input, false, flags);
-	/* a snapshot archive as the input root: read from a private unpacked copy */
-	c->sysroot = rm_archive_sysroot(c->sysroot);
+	/* the tools read c->sysroot too: an archive's is its unpacked copy */
+	const struct rm_input *in = rm_input_resolve(c);
+	if (c->sysroot && in->sysroot)
+		c->sysroot = in->sysroot;
 	argv[0] = saved;
 	free(name);
 }

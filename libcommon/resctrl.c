@@ -16,6 +16,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "kernfs.h"
 #include "resctrl.h"
 #include "resctrl-internal.h"
@@ -50,10 +51,10 @@ static long long read_number(const char *dir, const char *name, int base)
 
 char *rm_resctrl_root(const char *sysroot)
 {
-	const char *env = getenv("RM_RESCTRL_ROOT");
+	const struct rm_input *in = rm_input();
 
-	if (env && *env)
-		return xstrdup(env);
+	if (in->resctrl_tree || (sysroot && in->sysroot && !strcmp(sysroot, in->sysroot)))
+		return xstrdup(in->resctrl_root);
 	if (sysroot && *sysroot && strcmp(sysroot, "/"))
 		return xasprintf("%s%s", sysroot, RM_RESCTRL_ROOT_DEFAULT);
 	return xstrdup(RM_RESCTRL_ROOT_DEFAULT);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,95 @@ static void check_undo(void)
 	free(made);
 }
 
+/* Opens beneath a root: links inside are followed by reads only, links out and ".." never; the
+ * registered root makes writes, mkdirs and rmdirs through a link fail, nothing outside changed. */
+static void check_beneath_once(void)
+{
+	char *root = at("root"), *p;
+	int rfd, fd;
+
+	rfd = open(root, O_PATH | O_DIRECTORY);
+	CHECK(rfd >= 0, "open root");
+	fd = rm_kernfs_openat_beneath(rfd, "a/f", O_WRONLY, 0, true);
+	CHECK(fd >= 0, "a/f opens for writing: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+	fd = rm_kernfs_openat_beneath(rfd, "in/f", O_WRONLY, 0, true);
+	CHECK(fd < 0 && errno == ELOOP, "a write through a directory link: ELOOP, got %d", errno);
+	errno = 0;
+	fd = rm_kernfs_openat_beneath(rfd, "a/lf", O_WRONLY, 0, true);
+	CHECK(fd < 0 && errno == ELOOP, "a write to a file link: ELOOP, got %d", errno);
+	fd = rm_kernfs_openat_beneath(rfd, "in/f", O_RDONLY, 0, false);
+	CHECK(fd >= 0, "a read follows a link that stays beneath: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+	fd = rm_kernfs_openat_beneath(rfd, "out/g", O_RDONLY, 0, false);
+	CHECK(fd < 0 && errno == EXDEV, "a read through a link out: EXDEV, got %d", errno);
+	errno = 0;
+	fd = rm_kernfs_openat_beneath(rfd, "../outside/g", O_RDONLY, 0, false);
+	CHECK(fd < 0 && errno == EXDEV, "a read of ..: EXDEV, got %d", errno);
+	close(rfd);
+
+	CHECK(rm_kernfs_root_add(root) >= 0, "root registered");
+	p = xasprintf("%s/in/f", root);
+	CHECK(rm_kernfs_write(p, "9", 0) == ELOOP, "rm_kernfs_write through a link refused");
+	free(p);
+	p = xasprintf("%s/out/g", root);
+	CHECK(rm_kernfs_write(p, "9", 0) == ELOOP, "rm_kernfs_write through a link out refused");
+	free(p);
+	p = xasprintf("%s/out/new", root);
+	CHECK(rm_kernfs_mkdir_path(p, 0755) < 0 && (errno == ELOOP || errno == ENOTDIR), "mkdir through a link refused");
+	free(p);
+	p = xasprintf("%s/out/sub", root);
+	CHECK(rm_kernfs_rmdir(p) < 0 && (errno == ELOOP || errno == ENOTDIR), "rmdir through a link refused");
+	free(p);
+	p = xasprintf("%s/a/f", root);
+	CHECK(rm_kernfs_write(p, "2", RM_KERNFS_TRUNC) == 0, "a plain write beneath works");
+	free(p);
+	CHECK(is_text("root/a/f", "2\n"), "the plain write landed");
+	CHECK(is_text("outside/g", "old\n"), "nothing outside changed");
+	CHECK(rm_kernfs_is_dir(xasprintf("%s/outside/sub", dir), 0) &&
+		      !rm_kernfs_is_dir(xasprintf("%s/outside/new", dir), 0),
+	      "no directory made or removed outside");
+	rm_kernfs_roots_clear();
+	free(root);
+}
+
+static void check_beneath(void)
+{
+	char *p;
+
+	p = at("root");
+	mkdir(p, 0755);
+	free(p);
+	p = at("root/a");
+	mkdir(p, 0755);
+	free(p);
+	p = at("outside");
+	mkdir(p, 0755);
+	free(p);
+	p = at("outside/sub");
+	mkdir(p, 0755);
+	free(p);
+	put("root/a/f", "1\n");
+	put("outside/g", "old\n");
+	p = at("root/in");
+	CHECK(symlink("a", p) == 0, "symlink in");
+	free(p);
+	p = at("root/out");
+	CHECK(symlink("../outside", p) == 0, "symlink out");
+	free(p);
+	p = at("root/a/lf");
+	CHECK(symlink("f", p) == 0, "symlink lf");
+	free(p);
+	check_beneath_once();
+	rm_kernfs_no_openat2 = true;
+	check_beneath_once();
+	rm_kernfs_no_openat2 = false;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -199,6 +289,7 @@ int main(int argc, char **argv)
 	check_read_write();
 	check_subdirs();
 	check_undo();
+	check_beneath();
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
 }

@@ -12,6 +12,7 @@
 
 #include "devices.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "output.h"
 #include "rm-class.h"
 #include "xalloc.h"
@@ -40,8 +41,7 @@ static bool from_stdin(const struct rm_common *c)
 {
 	struct stat st, null;
 
-	if ((c->sysroot && c->sysroot != getenv("RM_SYSROOT")) ||
-	    (c->topology && c->topology != getenv("RM_TOPOLOGY")))
+	if (rm_input_resolve(c)->given)
 		return false;
 	if (fstat(STDIN_FILENO, &st) < 0 || isatty(STDIN_FILENO))
 		return false;

@@ -13,6 +13,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "rm-cpuset.h"
 #include "xalloc.h"
 
@@ -184,8 +185,7 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 	p->exclusive = hwloc_bitmap_alloc();
 
 	/* Resctrl groups belong to this machine too: the live topology, or a test tree. */
-	p->resctrl = p->t->source == RM_TOPO_LIVE ||
-		     (getenv("RM_RESCTRL_ROOT") && *getenv("RM_RESCTRL_ROOT"));
+	p->resctrl = p->t->source == RM_TOPO_LIVE || rm_input()->resctrl_tree;
 	if (p->resctrl) {
 		char *root = rm_resctrl_root(NULL);
 
@@ -196,8 +196,7 @@ void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 
 	/* Cgroups belong to this machine: kept for the live topology, or a test tree. */
 	p->cgroups = !opt_no_cgroups &&
-		     (p->t->source == RM_TOPO_LIVE || (getenv("RM_CGROUP_ROOT") &&
-						       *getenv("RM_CGROUP_ROOT")));
+		     (p->t->source == RM_TOPO_LIVE || rm_input()->cgroup_tree);
 	if (p->cgroups) {
 		if (rm_cgroups_open(&p->cg, &msg) == 0) {
 			p->have_cgroups = true;

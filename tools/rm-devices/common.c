@@ -10,8 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "input.h"
+#include "kernfs.h"
 #include "rm-devices.h"
 #include "sysfs.h"
 #include "topology.h"
@@ -263,34 +266,31 @@ void print_allocations(const struct rm_common *c, const struct rm_record *recs, 
 
 bool devices_cgroups(const struct rm_common *c)
 {
-	const char *root = getenv("RM_CGROUP_ROOT");
-
-	return (root && *root) || (!devices_sysroot(c) && !c->topology);
+	return rm_input()->cgroup_tree || (!devices_sysroot(c) && !c->topology);
 }
 
 const char *cgroup_root(void)
 {
-	const char *root = getenv("RM_CGROUP_ROOT");
-
-	return root && *root ? root : "/sys/fs/cgroup";
+	return rm_input()->cgroup_root;
 }
 
 char *devices_cgroup(const char *owner, bool *v2)
 {
-	char *allow = xasprintf("%s/devices/devices.allow", cgroup_root()), *s;
-	bool v1 = access(allow, F_OK) == 0;
+	enum rm_cgroup_version v = RM_CGROUP_V2;
+	char *mount, *dir;
 
-	free(allow);
-	if (v1)
-		return xasprintf("%s/devices/rmtools/%s", cgroup_root(), owner);
-	s = xasprintf("%s/cgroup.controllers", cgroup_root());
-	*v2 = access(s, F_OK) == 0;
-	free(s);
-	if (!*v2) {
-		s = xasprintf("%s/unified/cgroup.controllers", cgroup_root());
-		*v2 = access(s, F_OK) == 0;
-		free(s);
+	/* v1 only: the unified hierarchy has no devices files (a BPF program stands in) */
+	*v2 = false;
+	if (rm_cgroup_find(cgroup_root(), "devices", "devices.allow", &v, &mount) == 0 &&
+	    v == RM_CGROUP_V1) {
+		dir = rm_cgroup_owner_path(v, mount, owner);
+		free(mount);
+		return dir;
 	}
+	free(mount);
+	mount = rm_cgroup_unified(cgroup_root());
+	*v2 = mount != NULL;
+	free(mount);
 	return NULL;
 }
 
@@ -300,7 +300,7 @@ static int remove_cgroup_dir(const char *dir)
 	static const char *const files[] = { "devices.allow", "devices.deny", "devices.list",
 					     "cgroup.procs", "tasks" };
 
-	if (rmdir(dir) == 0 || errno == ENOENT)
+	if (rm_kernfs_rmdir(dir) == 0 || errno == ENOENT)
 		return 0;
 	if (errno != ENOTEMPTY && errno != EEXIST)
 		return -1;
@@ -313,7 +313,7 @@ static int remove_cgroup_dir(const char *dir)
 			unlink(f);
 		free(f);
 	}
-	return rmdir(dir);
+	return rm_kernfs_rmdir(dir);
 }
 
 void devices_cgroup_remove(const char *owner)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "exitcodes.h"
+#include "kernfs.h"
 #include "rm-devices.h"
 #include "xalloc.h"
 
@@ -116,7 +117,7 @@ static int write_rule(const char *dir, const char *file, const char *line, char 
 {
 	char *path = xasprintf("%s/%s", dir, file);
 	/* O_CREAT for a plain-directory tree laid out like cgroupfs (RM_CGROUP_ROOT in tests) */
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644), rc = 0;
+	int fd = rm_kernfs_open(path, O_WRONLY | O_APPEND | O_CREAT, RM_KERNFS_NOFOLLOW), rc = 0;
 	size_t len = strlen(line);
 
 	if (fd < 0 || write(fd, line, len) != (ssize_t)len) {
@@ -176,14 +177,14 @@ static int apply(const char *dir, const struct grant_args *a, const struct grant
 	*strrchr(parent, '/') = '\0';
 	mount = xstrdup(parent);
 	*strrchr(mount, '/') = '\0';
-	if (mkdir(parent, 0755) == 0)
+	if (rm_kernfs_mkdir_path(parent, 0755) == 0)
 		made_parent = true;
 	else if (errno != EEXIST) {
 		*errmsg = xasprintf("cannot create %s: %s%s", parent, strerror(errno),
 				    errno == EACCES || errno == EPERM ? "; granting needs root" : "");
 		goto out;
 	}
-	if (mkdir(dir, 0755) == 0)
+	if (rm_kernfs_mkdir_path(dir, 0755) == 0)
 		made_dir = true;
 	else if (errno != EEXIST) {
 		*errmsg = xasprintf("cannot create %s: %s%s", dir, strerror(errno),
@@ -221,7 +222,7 @@ undo:
 		free(back);
 	}
 	if (made_dir) {
-		rmdir(dir);
+		rm_kernfs_rmdir(dir);
 	} else {
 		char *m = NULL;
 
@@ -234,7 +235,7 @@ undo:
 		}
 	}
 	if (made_parent)
-		rmdir(parent);
+		rm_kernfs_rmdir(parent);
 	{
 		char *m = xasprintf("%s; nothing was changed", *errmsg);
 

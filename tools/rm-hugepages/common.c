@@ -15,6 +15,8 @@
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "lock.h"
+#include "input.h"
+#include "kernfs.h"
 #include "record.h"
 #include "rm-hugepages.h"
 #include "size.h"
@@ -22,16 +24,17 @@
 
 const char *hp_sysroot(const struct rm_common *c)
 {
-	const char *env = getenv("RM_TOPOLOGY"), *root;
+	const struct rm_input *in = rm_input_resolve(c);
 
 	/* RM_TOPOLOGY is for the tools that read topologies: here it leaves RM_SYSROOT in force */
-	if (c->topology && c->topology != env)
+	if (in->topology && in->given)
 		rm_usage_errx("huge pages are not part of a described topology: '--topology' "
 			      "(use --sysroot with a snapshot)");
-	if (c->sysroot)
-		return c->sysroot;
-	root = getenv("RM_SYSROOT");
-	return c->topology && root && *root ? root : NULL;
+	if (in->sysroot)
+		return in->sysroot;
+	if (in->topology && in->env_sysroot)
+		rm_kernfs_root_add(in->env_sysroot);
+	return in->topology ? in->env_sysroot : NULL;
 }
 
 void hp_open(struct rm_hugepages *hp, const char *sysroot)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "exitcodes.h"
+#include "input.h"
 #include "output.h"
 #include "resctrl.h"
 #include "rm-topo.h"
@@ -110,7 +111,6 @@ int cmd_resctrl(int argc, char **argv, struct rm_common *c)
 		"resctrl's info/ directory. -o applies to the resource records.",
 		NULL, NULL, NULL
 	};
-	const char *env = getenv("RM_RESCTRL_ROOT");
 	struct rm_outopts opts;
 	struct rm_resctrl rc;
 	struct rm_out *out;
@@ -126,7 +126,7 @@ int cmd_resctrl(int argc, char **argv, struct rm_common *c)
 	if (c->sysroot && (stat(c->sysroot, &st) < 0 || !S_ISDIR(st.st_mode)))
 		rm_usage_errx("invalid --sysroot: not a directory: '%s'", c->sysroot);
 	/* a described machine (--topology) has no resctrl to read, unless a test tree names one */
-	known = (env && *env) || !c->topology;
+	known = rm_input()->resctrl_tree || !c->topology;
 	memset(&rc, 0, sizeof(rc));
 	if (known) {
 		root = rm_resctrl_root(c->sysroot);
