@@ -65,7 +65,7 @@ lspci_tree() {
 files_read() {
 	local tree=$1 line dir name f addr='[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]'
 	shift
-	strace -f -qq -y -e trace=openat,readlinkat,faccessat,faccessat2 -o "$BATS_TEST_TMPDIR/trace" \
+	strace -f -qq -y -e trace=openat,openat2,readlinkat,faccessat,faccessat2 -o "$BATS_TEST_TMPDIR/trace" \
 		rm-devices --sysroot "$tree" "$@" >/dev/null 2>&1 || true
 	# openat(4</ROOT/sys/devices/.../0000:1a:00.0>, "class", ...; directories are not files
 	grep -v O_DIRECTORY "$BATS_TEST_TMPDIR/trace" |
