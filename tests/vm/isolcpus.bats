@@ -23,3 +23,16 @@ teardown() {
 	run -0 rm-cpuset alloc --count 2 --numa-node 0 --owner iso --isolate
 	assert_equal "$(cat /sys/fs/cgroup/rmtools.slice/iso/cpuset.cpus.partition)" isolated
 }
+
+@test "boot-isolated CPUs stay out of the shared pool, go first to --isolate owners, last to others" {
+	run -0 rm-cpuset show
+	assert_line --regexp '^pool=shared cpus=0-5 '
+	run -0 rm-cpuset alloc --count 2 --owner quiet --isolate --dry-run -o owner,cpus
+	assert_output "owner=quiet cpus=6-7"
+	run -0 rm-cpuset alloc --count 2 --owner plain -o owner,cpus
+	refute_output --regexp 'cpus=.*[67]'
+	# the others take them when nothing else is left
+	run -0 rm-cpuset alloc --count 3 --owner more -o owner,cpus
+	run -0 rm-cpuset alloc --count 2 --owner last -o owner,cpus
+	assert_output "owner=last cpus=6-7"
+}

@@ -320,6 +320,32 @@ static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitm
 	hwloc_bitmap_free(near);
 }
 
+/* CPUs isolated at boot (isolcpus=, nohz_full=) are where --isolate owners go first, and the
+ * last choice of the others: allocate from that part of SHARED when it can hold the request on
+ * its own. Returns 0 with RESULT, or non-zero to choose from all of SHARED. */
+static int prefer_boot_isolated(const struct pool *p, const struct alloc_req *r,
+				hwloc_const_bitmap_t shared, hwloc_const_bitmap_t hint,
+				hwloc_bitmap_t result)
+{
+	hwloc_bitmap_t part = hwloc_bitmap_alloc();
+	char *msg = NULL;
+	int rc = -1;
+
+	pool_boot_isolated(p, part);
+	if (!hwloc_bitmap_iszero(part) && hwloc_bitmap_intersects(part, shared)) {
+		if (r->isolate)
+			hwloc_bitmap_and(part, shared, part);
+		else
+			hwloc_bitmap_andnot(part, shared, part);
+		if (!hwloc_bitmap_isequal(part, shared))
+			rc = rm_cpualloc_allocate(p->ct, part, p->reserved, r->count, &r->opts, hint,
+						  result, &msg);
+	}
+	free(msg);
+	hwloc_bitmap_free(part);
+	return rc;
+}
+
 void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 {
 	hwloc_bitmap_t shared = hwloc_bitmap_alloc(), avail = hwloc_bitmap_alloc(),
@@ -350,7 +376,9 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 	nfree = hwloc_bitmap_weight(avail);
 
 	/* Without CPUs reserved in it, the shared pool keeps one CPU of its own. */
-	pool_shared(p, rest);
+	hwloc_bitmap_andnot(rest, p->all, p->exclusive);
+	if (p->strict)
+		hwloc_bitmap_andnot(rest, rest, p->reserved);
 	if (!hwloc_bitmap_intersects(rest, p->reserved) && hwloc_bitmap_isincluded(rest, avail) &&
 	    r->count >= (unsigned)hwloc_bitmap_weight(rest)) {
 		msg = xasprintf("not enough free CPUs: requested %u, available %u (the shared pool "
@@ -372,8 +400,10 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 		rc = RM_CPUALLOC_ENOSPC;
 		goto out;
 	}
-	rc = rm_cpualloc_allocate(p->ct, shared, p->reserved, r->count, &r->opts, hint, result,
-				  &msg);
+	rc = prefer_boot_isolated(p, r, shared, hint, result);
+	if (rc)
+		rc = rm_cpualloc_allocate(p->ct, shared, p->reserved, r->count, &r->opts, hint,
+					  result, &msg);
 out:
 	hwloc_bitmap_free(shared);
 	hwloc_bitmap_free(avail);

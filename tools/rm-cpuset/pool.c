@@ -297,11 +297,29 @@ void pool_check_topology(struct pool *p)
 	exit(RM_EXIT_FAILURE);
 }
 
+void pool_boot_isolated(const struct pool *p, hwloc_bitmap_t set)
+{
+	hwloc_bitmap_zero(set);
+	if (p->t->isolated)
+		hwloc_bitmap_or(set, set, p->t->isolated);
+	if (p->t->nohz_full)
+		hwloc_bitmap_or(set, set, p->t->nohz_full);
+	hwloc_bitmap_and(set, set, p->all);
+}
+
 void pool_shared(const struct pool *p, hwloc_bitmap_t set)
 {
+	hwloc_bitmap_t iso = hwloc_bitmap_alloc();
+
 	hwloc_bitmap_andnot(set, p->all, p->exclusive);
 	if (p->strict)
 		hwloc_bitmap_andnot(set, set, p->reserved);
+	/* CPUs the kernel isolated at boot (isolcpus=, nohz_full=) are for exclusive owners: the
+	 * shared pool leaves them out, unless nothing else is left to it */
+	pool_boot_isolated(p, iso);
+	if (!hwloc_bitmap_isincluded(set, iso))
+		hwloc_bitmap_andnot(set, set, iso);
+	hwloc_bitmap_free(iso);
 }
 
 void pool_free(const struct pool *p, hwloc_bitmap_t set)

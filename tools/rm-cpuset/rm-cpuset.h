@@ -86,8 +86,12 @@ void pool_close(struct pool *p);
 /* Refuse (exit 1) a state made for other CPUs, saying what changed and how to recover. */
 void pool_check_topology(struct pool *p);
 
-/* The shared pool: all CPUs but the exclusive ones (and the reserved ones when strict). */
+/* The shared pool: all CPUs but the exclusive ones (and the reserved ones when strict), and
+ * but those isolated at boot while others remain. */
 void pool_shared(const struct pool *p, hwloc_bitmap_t set);
+
+/* The CPUs of P the kernel isolated at boot: isolcpus= and nohz_full=. */
+void pool_boot_isolated(const struct pool *p, hwloc_bitmap_t set);
 /* The CPUs an allocation may take: the shared pool minus the reserved CPUs. */
 void pool_free(const struct pool *p, hwloc_bitmap_t set);
 /* The memory nodes for CPUS: their NUMA nodes that have memory (never a memory-only node), else
