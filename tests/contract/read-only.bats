@@ -2,19 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Read-only commands of rm-topo, rm-cpuset, rm-class and rm-bench: a lost report exits 1 in one line.
 load ../test_helper
+load helper
 
 T16="package:2 numa:1 core:4 pu:2"
 
 setup() {
 	export RM_STATE_DIR="$BATS_TEST_TMPDIR/state" RM_CONFIG_DIR="$BATS_TEST_TMPDIR/etc"
 	mkdir -p "$RM_CONFIG_DIR/classes.d"
-}
-
-# CMD... with its stdout redirected by REDIR.
-redirected() {
-	local redir=$1
-	shift
-	eval '"$@"' "$redir"
 }
 
 # Every read-only command with records to print: one per line, as the shell splits them.

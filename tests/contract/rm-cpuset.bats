@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The command pipeline of rm-cpuset: bad input changes nothing (exit 2, one line), a lost report exits 4.
 load ../test_helper
+load helper
 load ../cgroup_helper
 
 T16="package:2 numa:1 core:4 pu:2" # 16 CPUs in 2 nodes: 0-7, 8-15
@@ -132,25 +133,6 @@ check_bad_inputs() {
 	base_state
 	[ -d "$RM_CGROUP_ROOT/rmtools.slice/base" ]
 	check_bad_inputs
-}
-
-# CMD... with its stdout redirected by REDIR.
-redirected() {
-	local redir=$1
-	shift
-	eval '"$@"' "$redir"
-}
-
-# CMD... with stdout as given by REDIR ('>&-' or '>/dev/full'): exit 4, one line that says
-# the change (PHRASE) stands.
-report_lost() {
-	local redir=$1 phrase=$2
-	shift 2
-	run --separate-stderr redirected "$redir" "$@"
-	[ "$status" -eq 4 ] || fail "$*: exit $status, not 4: $stderr"
-	[ "${#stderr_lines[@]}" -eq 1 ] || fail "$*: more than one line: '$stderr'"
-	[[ $stderr == *"$phrase"*" stands, but its report could not be written"* ]] ||
-		fail "$*: '$stderr' does not say '$phrase' stands"
 }
 
 owners() { grep -c '^owner=' "$STATE" || true; }

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The command pipeline of rm-devices: bad input changes nothing (exit 2, one line), a lost report exits 4.
 load ../test_helper
+load helper
 load ../rm-devices/fixtures
 
 setup_file() {
@@ -94,25 +95,6 @@ BAD_INPUTS=(
 			fail "rm-devices $args: message not from rm-devices: '$stderr'"
 		[ "$(snapshot)" = "$before" ] || fail "rm-devices $args: changed something"
 	done
-}
-
-# CMD... with its stdout redirected by REDIR.
-redirected() {
-	local redir=$1
-	shift
-	eval '"$@"' "$redir"
-}
-
-# CMD... with stdout as given by REDIR ('>&-' or '>/dev/full'): exit 4, one line that says
-# the change (PHRASE) stands.
-report_lost() {
-	local redir=$1 phrase=$2
-	shift 2
-	run --separate-stderr redirected "$redir" "$@"
-	[ "$status" -eq 4 ] || fail "$*: exit $status, not 4: $stderr"
-	[ "${#stderr_lines[@]}" -eq 1 ] || fail "$*: more than one line: '$stderr'"
-	[[ $stderr == "rm-devices: $phrase stands, but its report could not be written: "* ]] ||
-		fail "$*: '$stderr' does not say '$phrase' stands"
 }
 
 records() { grep -c "owner=$1 " "$STATE" || true; }

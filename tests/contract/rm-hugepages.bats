@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The command pipeline of rm-hugepages: bad input changes nothing (exit 2, one line), a lost report exits 4.
 load ../test_helper
+load helper
 load ../rm-hugepages/helper
 
 setup() {
@@ -122,25 +123,6 @@ BAD_INPUTS=(
 		[ "$(snapshot)" = "$before" ] || fail "rm-hugepages $args: changed something"
 	done
 	[ ! -e "$MNT" ]
-}
-
-# CMD... with its stdout redirected by REDIR.
-redirected() {
-	local redir=$1
-	shift
-	eval '"$@"' "$redir"
-}
-
-# CMD... with stdout as given by REDIR ('>&-' or '>/dev/full'): exit 4, one line that says
-# the change (PHRASE) stands.
-report_lost() {
-	local redir=$1 phrase=$2
-	shift 2
-	run --separate-stderr redirected "$redir" "$@"
-	[ "$status" -eq 4 ] || fail "$*: exit $status, not 4: $stderr"
-	[ "${#stderr_lines[@]}" -eq 1 ] || fail "$*: more than one line: '$stderr'"
-	[[ $stderr == "rm-hugepages: $phrase stands, but its report could not be written: "* ]] ||
-		fail "$*: '$stderr' does not say '$phrase' stands"
 }
 
 @test "reserve and release with stdout closed or full: exit 4, the pools set once" {
