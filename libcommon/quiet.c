@@ -18,6 +18,7 @@
 #include "cpulist.h"
 #include "irq.h"
 #include "kernfs.h"
+#include "process.h"
 #include "quiet.h"
 #include "state.h"
 #include "sysfs.h"
@@ -296,26 +297,6 @@ int rm_quiet_kthread(const char *root, int pid, bool *movable)
 	return (flags & PF_KTHREAD) != 0;
 }
 
-static unsigned long long start_time(int pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long start = 0;
-	FILE *f;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (!(f = fopen(path, "re")))
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
-		for (i = 3, p = strchr(p, ' '); i < 22 && p; i++)
-			p = strchr(p + 1, ' ');
-		if (p)
-			start = strtoull(p, NULL, 10);
-	}
-	fclose(f);
-	return start;
-}
-
 static int get_affinity(int pid, hwloc_bitmap_t set)
 {
 	cpu_set_t *mask = CPU_ALLOC(RM_CPULIST_MAX + 1);
@@ -375,7 +356,7 @@ static void sync_kthreads(struct sync *s, bool restore, bool apply)
 		    get_affinity((int)pid, cur))
 			continue;
 		snprintf(id, sizeof(id), "%ld", pid);
-		snprintf(start, sizeof(start), "%llu", start_time((int)pid));
+		snprintf(start, sizeof(start), "%llu", rm_process_start_time(pid));
 		j = journal_find(s, "kthread", id);
 		if (j && strcmp(rm_record_get(j, "start") ?: "", start))
 			j = NULL; /* another thread with the pid of one gone */

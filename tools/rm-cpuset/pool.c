@@ -368,27 +368,6 @@ void pool_owner_mems(const struct pool *p, const struct rm_record *r, hwloc_bitm
 	hwloc_bitmap_free(add);
 }
 
-unsigned long long process_start_time(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long start = 0;
-	FILE *f;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (!(f = fopen(path, "re")))
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
-		/* "pid (comm) state ...": p walks the spaces before fields 3, 4, ... 22 */
-		for (i = 3, p = strchr(p, ' '); i < 22 && p; i++)
-			p = strchr(p + 1, ' ');
-		if (p)
-			start = strtoull(p, NULL, 10);
-	}
-	fclose(f);
-	return start;
-}
-
 void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus,
 	      hwloc_const_bitmap_t add_mems, bool isolate, pid_t pid)
 {
@@ -405,7 +384,7 @@ void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus,
 	rm_record_set(&r, "isolate", isolate ? "yes" : "no");
 	snprintf(buf, sizeof(buf), "%d", (int)pid);
 	rm_record_set(&r, "pid", pid ? buf : "-");
-	snprintf(buf, sizeof(buf), "%llu", pid ? process_start_time(pid) : 0ULL);
+	snprintf(buf, sizeof(buf), "%llu", pid ? rm_process_start_time(pid) : 0ULL);
 	rm_record_set(&r, "start", pid ? buf : "-");
 	snprintf(buf, sizeof(buf), "%lld", (long long)time(NULL));
 	rm_record_set(&r, "created", buf);

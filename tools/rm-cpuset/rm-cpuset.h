@@ -10,6 +10,7 @@
 #include "cpualloc.h"
 #include "options.h"
 #include "output.h"
+#include "process.h"
 #include "resctrl.h"
 #include "state.h"
 #include "topology.h"
@@ -232,8 +233,5 @@ int pool_sync_quiet(struct pool *p, const struct rm_record *records, size_t n, b
 		    char **msg);
 /* The same for the state as it is; exits 1 with a message on failure. */
 void pool_resync_quiet(struct pool *p);
-
-/* The start time of PID (clock ticks after boot, /proc/PID/stat field 22); 0 when gone. */
-unsigned long long process_start_time(pid_t pid);
 
 #endif

@@ -329,7 +329,7 @@ static bool owner_alive(const struct rm_record *r)
 
 	if (!pid || !strcmp(pid, "-"))
 		return true; /* not made by run: released by hand only */
-	now = process_start_time((pid_t)strtol(pid, NULL, 10));
+	now = rm_process_start_time((pid_t)strtol(pid, NULL, 10));
 	return now && start && now == strtoull(start, NULL, 10);
 }
 
