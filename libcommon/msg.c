@@ -27,23 +27,31 @@ static void put_escaped(const char *s)
 
 void rm_vmsg(const char *fmt, va_list ap, int errnum)
 {
-	char *text = NULL;
+	char buf[1024], *text = buf, *heap = NULL;
+	va_list again;
+	int n;
 
-	if (vasprintf(&text, fmt, ap) < 0)
-		text = NULL;
+	/* formatted on the stack first, so that a message about memory needs none */
+	va_copy(again, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n < 0)
+		text = (char *)fmt;
+	else if ((size_t)n >= sizeof(buf) && vasprintf(&heap, fmt, again) >= 0)
+		text = heap;
+	va_end(again);
 	fprintf(stderr, "%s: ", program_invocation_short_name);
-	put_escaped(text ? text : fmt);
+	put_escaped(text);
 	if (errnum) {
 		fputs(": ", stderr);
 		put_escaped(strerror(errnum));
 	}
-	if (committed && (!text || !strstr(text, committed))) {
+	if (committed && !strstr(text, committed)) {
 		fputs("; ", stderr);
 		put_escaped(committed);
 		fputs(" stands", stderr);
 	}
 	fputc('\n', stderr);
-	free(text);
+	free(heap);
 }
 
 int rm_exit_status(int status)

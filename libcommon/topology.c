@@ -242,7 +242,11 @@ static void read_nodes(struct rm_topo *t)
 
 static void load_error(const struct rm_common *c, const char *what)
 {
-	rm_usage_errx("%s: '%s'", what, c->topology ? c->topology : c->sysroot);
+	const char *input = c->topology ? c->topology : c->sysroot;
+
+	if (errno == ENOMEM) /* out of memory is no fault of the input */
+		rm_err(RM_EXIT_FAILURE, "%s: '%s'", what, input);
+	rm_usage_errx("%s: '%s'", what, input);
 }
 
 struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
