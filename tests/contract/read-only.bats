@@ -81,3 +81,16 @@ READ_ONLY=(
 	run -2 --separate-stderr rm-cpuset list --list-columns -o owner
 	assert_equal "${#stderr_lines[@]}" 1
 }
+
+@test "running out of memory is exit 1 with its reason, never 2 or 3 (which blame the input)" {
+	local n so=$BATS_TEST_TMPDIR/failmalloc.so enomem=0
+	command -v cc >/dev/null || skip "no C compiler"
+	cc -shared -fPIC -o "$so" "$RM_SRCDIR/tests/contract/failmalloc.c"
+	for n in $(seq 0 40); do
+		run env LD_PRELOAD="$so" FAIL_MALLOC_AFTER=$n rm-topo --topology "$T16" cpus
+		# hwloc and glibc's argp crash on some failed allocations (128+signal): not ours
+		[ "$status" -ne 2 ] && [ "$status" -ne 3 ] || fail "allocation $n: exit $status: $output"
+		[ "$status" -ne 1 ] || enomem=$((enomem + 1))
+	done
+	[ "$enomem" -gt 3 ]
+}
