@@ -68,6 +68,8 @@ int main(int argc, char **argv)
 
 		if ((rc = rm_owner_cpus(argv[2], cpus, &msg)) < 0) {
 			fprintf(stderr, "test-state: %s\n", msg);
+			free(msg);
+			hwloc_bitmap_free(cpus);
 			return RM_EXIT_FAILURE;
 		}
 		list = rm_cpulist_format(cpus);
@@ -79,6 +81,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "replace")) {
 		if (rm_atomic_write(argv[2], argv[3], strlen(argv[3]), 0644, &msg) < 0) {
 			fprintf(stderr, "test-state: %s\n", msg);
+			free(msg);
 			return RM_EXIT_FAILURE;
 		}
 		return 0;
@@ -90,6 +93,9 @@ int main(int argc, char **argv)
 		if (dfd < 0 || rm_atomic_openat(&a, dfd, argv[3], argv[3], 0644, argv[4], &msg) < 0 ||
 		    (fputs(argv[5], a.f), rm_atomic_commit(&a, &msg) < 0)) {
 			fprintf(stderr, "test-state: %s\n", msg ? msg : "cannot open the directory");
+			free(msg);
+			if (dfd >= 0)
+				close(dfd);
 			return RM_EXIT_FAILURE;
 		}
 		close(dfd);

@@ -64,8 +64,7 @@ int cmd_boot_plan(int argc, char **argv, struct rm_common *c)
 		"irqaffinity (where IRQs start). Prints one record; changes nothing.",
 		NULL, NULL, NULL
 	};
-	hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc(),
-		       hk = hwloc_bitmap_alloc();
+	hwloc_bitmap_t cpus, set, hk;
 	char *list, *hkl, *cmdline, *running;
 	const char *root;
 	struct rm_out *out;
@@ -76,6 +75,9 @@ int cmd_boot_plan(int argc, char **argv, struct rm_common *c)
 		rm_out_list_columns(&c->out, plan_cols, ARRAY_SIZE(plan_cols), NULL);
 		return RM_EXIT_SUCCESS;
 	}
+	cpus = hwloc_bitmap_alloc();
+	set = hwloc_bitmap_alloc();
+	hk = hwloc_bitmap_alloc();
 	pool_open(&p, c, POOL_ANY_TOPOLOGY);
 	for (size_t i = 0; i < p.st.nrecords; i++)
 		if (!strcmp(rm_record_kind(&p.st.records[i]), "owner") &&

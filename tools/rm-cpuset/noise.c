@@ -205,9 +205,7 @@ int cmd_noise(int argc, char **argv, struct rm_common *c)
 	};
 	struct noise_args a = { .window = 5 };
 	struct rm_irq_counts ib = { 0 }, ia = { 0 }, sb = { 0 }, sa = { 0 };
-	hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc(),
-		       eff = hwloc_bitmap_alloc(), unmovable = hwloc_bitmap_alloc(),
-		       on = hwloc_bitmap_alloc();
+	hwloc_bitmap_t cpus, set, eff, unmovable, on;
 	bool have_i, have_s, movable_left = false;
 	const char *root;
 	struct rm_out *out;
@@ -222,6 +220,11 @@ int cmd_noise(int argc, char **argv, struct rm_common *c)
 	}
 	if (!a.owner)
 		rm_usage_errx("noise needs an OWNER");
+	cpus = hwloc_bitmap_alloc();
+	set = hwloc_bitmap_alloc();
+	eff = hwloc_bitmap_alloc();
+	unmovable = hwloc_bitmap_alloc();
+	on = hwloc_bitmap_alloc();
 	if (!rm_name_valid(a.owner))
 		rm_usage_errx("invalid owner name: '%s'", a.owner);
 	pool_open(&p, c, POOL_ANY_TOPOLOGY);

@@ -51,7 +51,7 @@ int cmd_irqs(int argc, char **argv, struct rm_common *c)
 		"(/proc/interrupts).",
 		NULL, NULL, NULL
 	};
-	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	hwloc_bitmap_t set;
 	struct rm_irq_counts ic;
 	bool have_counts;
 	struct rm_out *out;
@@ -65,6 +65,7 @@ int cmd_irqs(int argc, char **argv, struct rm_common *c)
 	}
 	if (c->topology)
 		rm_usage_errx("irqs reads /proc/irq: a topology (--topology) has none; use --sysroot");
+	set = hwloc_bitmap_alloc();
 	if ((n = rm_irq_list(c->sysroot, &irqs)) < 0)
 		rm_errx(RM_EXIT_FAILURE, "cannot read %s/proc/irq: %s", c->sysroot ? c->sysroot : "",
 		     strerror(errno));
