@@ -117,6 +117,7 @@ reserve_for_root_partitions() {
 	assert_equal "$(cat $CG/k/cpuset.cpus.partition)" isolated
 	kill -9 $(cat $CG/k/cgroup.procs) $!
 	wait || true
+	empty_cgroup $CG/k
 	run -0 rm-cpuset gc
 	[ ! -d $CG/k ]
 	assert_equal "$(cat /sys/fs/cgroup/cpuset.cpus.effective)" 0-7

@@ -32,3 +32,14 @@ in_list() {
 	done
 	return 1
 }
+
+# empty_cgroup DIR: wait (10 s at most) until no process is left in the cgroup. SIGKILL is
+# delivered, not waited for, and gc rightly keeps an owner whose cgroup still has a process.
+empty_cgroup() {
+	local i
+	for i in $(seq 50); do
+		grep -q '^populated 0' "$1/cgroup.events" && return 0
+		sleep 0.2
+	done
+	return 1
+}
