@@ -147,8 +147,9 @@ device_irqs_on() {
 	printf '# %s\n' "${lines[@]}" >&3
 	refute_line --partial "movable=yes"
 	kill "$DD_PID"; DD_PID=
-	# release: every value rm-cpuset changed is back, byte for byte (irqbalance may have moved
-	# the others among the CPUs it balances; the next test stops it)
+	# release: every value rm-cpuset changed is back, byte for byte (irqbalance is stopped
+	# first: it would move any IRQ again among the CPUs it balances)
+	stop_irqbalance
 	journaled=$(sed -n 's|^irq=\([0-9]*\) was=\(.*\)$|/proc/irq/\1/smp_affinity_list \2|p' "$RM_STATE_DIR/quiet.state")
 	[ -n "$journaled" ]
 	run -0 rm-cpuset release quiet
