@@ -555,7 +555,8 @@ static int sync_irqbalance(struct sync *s, bool restore, char **errmsg)
 			} else {
 				s->res->irqbalance = xasprintf(
 					"irqbalance (pid %d) reads its banned CPUs when it starts: "
-					"restart it with the environment in %s", pid, file);
+					"restart it with the environment in %s, then 'rm-cpuset gc' "
+					"moves off any IRQ it put back", pid, file);
 			}
 		}
 	}
