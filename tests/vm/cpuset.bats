@@ -109,11 +109,8 @@ reserve_for_root_partitions() {
 	[ ! -d $CG/r ]
 	assert_equal "$(cat /sys/fs/cgroup/cpuset.cpus.effective)" 0-7
 
-	rm-cpuset run --count 2 --owner k --isolate -- sleep 600 &
-	for i in $(seq 50); do
-		[ "$(cat $CG/k/cpuset.cpus.partition 2>/dev/null)" = isolated ] && break
-		sleep 0.2
-	done
+	rm-cpuset run --count 2 --owner k --isolate -- sleep 600 >/dev/null 2>&1 3>&- &
+	running_in $CG/k sleep
 	assert_equal "$(cat $CG/k/cpuset.cpus.partition)" isolated
 	kill -9 $(cat $CG/k/cgroup.procs) $!
 	wait || true

@@ -52,9 +52,9 @@ wq_has_owner_cpus() {
 start_irqbalance() { # start_irqbalance [ENV-FILE]: the real daemon, as its init script does
 	mkdir -p /run/irqbalance
 	if [ -n "${1:-}" ]; then
-		env $(cat "$1") irqbalance --foreground >/tmp/irqbalance.log 2>&1 &
+		env $(cat "$1") irqbalance --foreground >/tmp/irqbalance.log 2>&1 3>&- &
 	else
-		irqbalance --foreground >/tmp/irqbalance.log 2>&1 &
+		irqbalance --foreground >/tmp/irqbalance.log 2>&1 3>&- &
 	fi
 	IRQB_PID=$!
 	sleep 2
@@ -68,9 +68,9 @@ stop_irqbalance() {
 
 io() { # io [CPU]: NVMe reads in a loop, pinned to CPU when given
 	if [ -n "${1:-}" ]; then
-		taskset -c "$1" sh -c 'while :; do dd if=/dev/nvme0n1 of=/dev/null bs=4k count=4096 iflag=direct 2>/dev/null; done' &
+		taskset -c "$1" sh -c 'while :; do dd if=/dev/nvme0n1 of=/dev/null bs=4k count=4096 iflag=direct 2>/dev/null; done' 3>&- &
 	else
-		sh -c 'while :; do dd if=/dev/nvme0n1 of=/dev/null bs=4k count=4096 iflag=direct 2>/dev/null; done' &
+		sh -c 'while :; do dd if=/dev/nvme0n1 of=/dev/null bs=4k count=4096 iflag=direct 2>/dev/null; done' 3>&- &
 	fi
 	DD_PID=$!
 }
@@ -192,8 +192,8 @@ device_irqs_on() {
 
 @test "quiet: gc after a killed run --isolate restores the values" {
 	before=$(values)
-	rm-cpuset run --count 2 --from "$OWNER_CPUS" --owner gone --isolate -- sleep 300 &
-	sleep 3
+	rm-cpuset run --count 2 --from "$OWNER_CPUS" --owner gone --isolate -- sleep 300 >/dev/null 2>&1 3>&- &
+	running_in /sys/fs/cgroup/rmtools.slice/gone sleep
 	[ "$(cat /proc/sys/vm/stat_interval)" = 10 ]
 	kill -9 $(cat /sys/fs/cgroup/rmtools.slice/gone/cgroup.procs) $!
 	wait $! 2>/dev/null || true

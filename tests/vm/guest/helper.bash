@@ -43,3 +43,16 @@ empty_cgroup() {
 	done
 	return 1
 }
+
+# running_in DIR NAME: wait (10 s at most) until a process called NAME runs in the cgroup DIR.
+# A command started by rm-cpuset run joins the cgroup after the cgroup is made.
+running_in() {
+	local i pid
+	for i in $(seq 50); do
+		for pid in $(cat "$1/cgroup.procs" 2>/dev/null); do
+			[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] && return 0
+		done
+		sleep 0.2
+	done
+	return 1
+}
