@@ -110,11 +110,9 @@ reserve_for_root_partitions() {
 	assert_equal "$(cat /sys/fs/cgroup/cpuset.cpus.effective)" 0-7
 
 	rm-cpuset run --count 2 --owner k --isolate -- sleep 600 >/dev/null 2>&1 3>&- &
-	running_in $CG/k sleep
+	wait_until runs_in $CG/k sleep
 	assert_equal "$(cat $CG/k/cpuset.cpus.partition)" isolated
-	kill -9 $(cat $CG/k/cgroup.procs) $!
-	wait || true
-	empty_cgroup $CG/k
+	kill_run $CG/k $!
 	run -0 rm-cpuset gc
 	[ ! -d $CG/k ]
 	assert_equal "$(cat /sys/fs/cgroup/cpuset.cpus.effective)" 0-7

@@ -193,11 +193,9 @@ device_irqs_on() {
 @test "quiet: gc after a killed run --isolate restores the values" {
 	before=$(values)
 	rm-cpuset run --count 2 --from "$OWNER_CPUS" --owner gone --isolate -- sleep 300 >/dev/null 2>&1 3>&- &
-	running_in /sys/fs/cgroup/rmtools.slice/gone sleep
+	wait_until runs_in /sys/fs/cgroup/rmtools.slice/gone sleep
 	[ "$(cat /proc/sys/vm/stat_interval)" = 10 ]
-	kill -9 $(cat /sys/fs/cgroup/rmtools.slice/gone/cgroup.procs) $!
-	wait $! 2>/dev/null || true
-	empty_cgroup /sys/fs/cgroup/rmtools.slice/gone
+	kill_run /sys/fs/cgroup/rmtools.slice/gone $!
 	run -0 rm-cpuset gc
 	assert_equal "$(values)" "$before"
 }

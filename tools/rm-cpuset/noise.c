@@ -220,13 +220,13 @@ int cmd_noise(int argc, char **argv, struct rm_common *c)
 	}
 	if (!a.owner)
 		rm_usage_errx("noise needs an OWNER");
+	if (!rm_name_valid(a.owner))
+		rm_usage_errx("invalid owner name: '%s'", a.owner);
 	cpus = hwloc_bitmap_alloc();
 	set = hwloc_bitmap_alloc();
 	eff = hwloc_bitmap_alloc();
 	unmovable = hwloc_bitmap_alloc();
 	on = hwloc_bitmap_alloc();
-	if (!rm_name_valid(a.owner))
-		rm_usage_errx("invalid owner name: '%s'", a.owner);
 	pool_open(&p, c, POOL_ANY_TOPOLOGY);
 	if ((i = pool_find(&p, a.owner)) < 0)
 		rm_usage_errx("no such owner: '%s'", a.owner);

@@ -33,26 +33,30 @@ in_list() {
 	return 1
 }
 
-# empty_cgroup DIR: wait (10 s at most) until no process is left in the cgroup. SIGKILL is
-# delivered, not waited for, and gc rightly keeps an owner whose cgroup still has a process.
-empty_cgroup() {
+# wait_until CMD...: run CMD every 0.2 s until it succeeds, for 10 s at most.
+wait_until() {
 	local i
 	for i in $(seq 50); do
-		grep -q '^populated 0' "$1/cgroup.events" && return 0
+		"$@" && return 0
 		sleep 0.2
 	done
 	return 1
 }
 
-# running_in DIR NAME: wait (10 s at most) until a process called NAME runs in the cgroup DIR.
-# A command started by rm-cpuset run joins the cgroup after the cgroup is made.
-running_in() {
-	local i pid
-	for i in $(seq 50); do
-		for pid in $(cat "$1/cgroup.procs" 2>/dev/null); do
-			[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] && return 0
-		done
-		sleep 0.2
+# runs_in DIR NAME: whether a process called NAME is in the cgroup DIR.
+runs_in() {
+	local pid
+	for pid in $(cat "$1/cgroup.procs" 2>/dev/null); do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] && return 0
 	done
 	return 1
+}
+
+# kill_run DIR PID: SIGKILL the rm-cpuset run PID and every process of its owner's cgroup DIR,
+# as a crash would, and wait until the cgroup is empty: SIGKILL is delivered, not waited for,
+# and gc rightly keeps an owner whose cgroup still has a process.
+kill_run() {
+	kill -9 $(cat "$1/cgroup.procs") "$2"
+	wait "$2" 2>/dev/null || true
+	wait_until grep -q '^populated 0' "$1/cgroup.events"
 }
