@@ -4,7 +4,7 @@
 load test_helper
 
 # The tools whose man page, --help and completions are checked against each other.
-TOOLS=(rm-topo rm-cpuset rm-hugepages rm-devices rm-bench rm-class)
+TOOLS=(rm-topo rm-cpuset rm-hugepages rm-devices rm-bench rm-class rm-storage)
 MAN7="$RM_SRCDIR/man/rmtools.7"
 MAN1="$RM_SRCDIR/man/rm-topo.1" # for the tests of rm-topo's page alone
 

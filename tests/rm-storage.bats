@@ -1,0 +1,371 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# rm-storage: disks from sysfs trees and this machine, I/O limits on cgroup trees and (as root)
+# on a loop device, project quotas on an ext4 loop file, and input refused before any change.
+load test_helper
+
+setup() {
+	export RM_STATE_DIR=$BATS_TEST_TMPDIR/state
+	LOOP='' MNT=''
+}
+
+teardown() {
+	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
+	if [ -n "$LOOP" ]; then losetup -d "$LOOP" 2>/dev/null || true; fi
+	# the real cgroups of the owners made here, should a test fail half-way
+	local d
+	for d in /sys/fs/cgroup/blkio/rmtools/st-"$$"-* /sys/fs/cgroup/rmtools.slice/st-"$$"-*; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
+	for d in /sys/fs/cgroup/blkio/rmtools /sys/fs/cgroup/rmtools.slice; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
+	return 0
+}
+
+# A sysfs tree: an NVMe namespace behind a PCI function on node 1, a SCSI disk with a partition
+# mounted at /data, a dm device made of that partition, and an empty loop device.
+make_tree() {
+	local r=$BATS_TEST_TMPDIR/sys d
+	TREE=$r
+	mkdir -p "$r/sys/block" "$r/sys/class/block" "$r/proc/self"
+	# nvme0n1
+	d=$r/sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1
+	mkdir -p "$d/queue" "$r/sys/bus/pci/devices/0000:00:04.0"
+	echo 1 >"$r/sys/bus/pci/devices/0000:00:04.0/numa_node"
+	echo "QEMU NVMe Ctrl" >"$r/sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/model"
+	ln -s .. "$d/device"
+	echo 259:0 >"$d/dev"
+	echo 2097152 >"$d/size"
+	echo 0 >"$d/queue/rotational"
+	echo "[none] mq-deadline" >"$d/queue/scheduler"
+	echo 1023 >"$d/queue/nr_requests"
+	echo 512 >"$d/queue/logical_block_size"
+	echo 4096 >"$d/queue/physical_block_size"
+	ln -s ../devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1 "$r/sys/block/nvme0n1"
+	# sda and sda1
+	d=$r/sys/devices/pci0000:00/0000:00:05.0/host0/target0:0:0/0:0:0:0
+	mkdir -p "$d/block/sda/queue" "$d/block/sda/sda1" "$d/block/sda/holders"
+	echo "SLOW DISK  " >"$d/model"
+	echo 32 >"$d/queue_depth"
+	ln -s ../.. "$d/block/sda/device"
+	echo 8:0 >"$d/block/sda/dev"
+	echo 8388608 >"$d/block/sda/size"
+	echo 1 >"$d/block/sda/queue/rotational"
+	echo "mq-deadline [bfq] none" >"$d/block/sda/queue/scheduler"
+	echo 64 >"$d/block/sda/queue/nr_requests"
+	echo 512 >"$d/block/sda/queue/logical_block_size"
+	echo 512 >"$d/block/sda/queue/physical_block_size"
+	echo 8:1 >"$d/block/sda/sda1/dev"
+	echo 1 >"$d/block/sda/sda1/partition"
+	echo 4096 >"$d/block/sda/sda1/size"
+	ln -s ../devices/pci0000:00/0000:00:05.0/host0/target0:0:0/0:0:0:0/block/sda "$r/sys/block/sda"
+	ln -s ../../devices/pci0000:00/0000:00:05.0/host0/target0:0:0/0:0:0:0/block/sda "$r/sys/class/block/sda"
+	ln -s ../../devices/pci0000:00/0000:00:05.0/host0/target0:0:0/0:0:0:0/block/sda/sda1 "$r/sys/class/block/sda1"
+	# dm-0 on sda1
+	d=$r/sys/devices/virtual/block/dm-0
+	mkdir -p "$d/queue" "$d/slaves"
+	echo 253:0 >"$d/dev"
+	echo 4096 >"$d/size"
+	echo 0 >"$d/queue/rotational"
+	echo none >"$d/queue/scheduler"
+	ln -s ../../../../pci0000:00/0000:00:05.0/host0/target0:0:0/0:0:0:0/block/sda/sda1 "$d/slaves/sda1"
+	ln -s ../devices/virtual/block/dm-0 "$r/sys/block/dm-0"
+	# loop0, detached
+	mkdir -p "$r/sys/devices/virtual/block/loop0/queue"
+	echo 7:0 >"$r/sys/devices/virtual/block/loop0/dev"
+	echo 0 >"$r/sys/devices/virtual/block/loop0/size"
+	ln -s ../devices/virtual/block/loop0 "$r/sys/block/loop0"
+	cat >"$r/proc/self/mountinfo" <<-'EOT'
+	22 1 8:1 / /data rw,relatime shared:1 - ext4 /dev/sda1 rw
+	23 1 0:21 / /proc rw shared:2 - proc proc rw
+	EOT
+}
+
+# ---- list ----
+
+@test "list: one record per disk with a size, from a sysfs tree" {
+	make_tree
+	run -0 rm-storage --sysroot "$TREE"
+	assert_equal "$output" "$(cat "$RM_SRCDIR/tests/rm-storage.list.golden")"
+	run -0 rm-storage --sysroot "$TREE" list -o disk,devno,fstype,mounts
+	assert_line --index 1 'disk=nvme0n1 devno=259:0 fstype=- mounts=""'
+	assert_line --index 2 'disk=sda devno=8:0 fstype=- mounts=/data'
+	run -0 rm-storage --sysroot "$TREE" list -o disk --raw
+	assert_output $'dm-0\nnvme0n1\nsda'
+}
+
+@test "list: JSON types the fields, -t has a header, --bytes prints bytes" {
+	make_tree
+	run -0 rm-storage --sysroot "$TREE" list -J -o disk,size,rotational,node
+	[[ $output == *'"disk": "nvme0n1",'*'"size": 1073741824,'*'"rotational": false,'*'"node": 1'* ]]
+	[[ $output == *'"disk": "dm-0",'*'"node": null'* ]]
+	run -0 rm-storage --sysroot "$TREE" list -t -o disk,kind,size
+	assert_line --index 0 --regexp '^DISK +KIND +SIZE$'
+	run -0 rm-storage --sysroot "$TREE" list --bytes -o disk,size
+	assert_line 'disk=sda size=4294967296'
+	run -0 rm-storage list --list-columns --raw
+	assert_line --index 0 --regexp '^disk string yes '
+}
+
+@test "list: this machine's disks are lsblk's disks with a size" {
+	command -v lsblk >/dev/null || skip "lsblk is not installed"
+	run -0 rm-storage list -o disk --raw
+	assert_equal "$output" "$(lsblk -dn -b -o NAME,SIZE | awk '$2 > 0 { print $1 }' | LC_ALL=C sort)"
+}
+
+@test "list: --topology is refused, a tree without block devices is refused" {
+	usage_error "disks are not part of a described topology" rm-storage --topology "package:1 pu:2" list
+	mkdir -p "$BATS_TEST_TMPDIR/empty"
+	usage_error "no block devices here" rm-storage --sysroot "$BATS_TEST_TMPDIR/empty" list
+}
+
+# ---- limit on cgroup trees ----
+
+# A cgroup tree laid out like /sys/fs/cgroup: v2 (io, and cpuset when $CPUSET) or v1 blkio,
+# with the owner's directory and its files made, as the kernel would.
+make_cgroups() { # make_cgroups v1|v2 OWNER
+	local root=$BATS_TEST_TMPDIR/cg dir
+	if [ "$1" = v2 ]; then
+		mkdir -p "$root/rmtools.slice/$2"
+		echo "${CPUSET:-} io" >"$root/cgroup.controllers"
+		: >"$root/cgroup.subtree_control"
+		: >"$root/rmtools.slice/cgroup.subtree_control"
+		dir=$root/rmtools.slice/$2
+		: >"$dir/io.max"
+		: >"$dir/io.stat"
+		echo "default 100" >"$dir/io.weight"
+		: >"$dir/io.latency"
+		: >"$root/io.weight"
+		: >"$root/io.latency"
+	else
+		dir=$root/blkio/rmtools/$2
+		mkdir -p "$dir"
+		for f in read_bps_device write_bps_device read_iops_device write_iops_device \
+			io_service_bytes io_serviced; do
+			: >"$dir/blkio.throttle.$f"
+		done
+	fi
+	export RM_CGROUP_ROOT=$root
+}
+
+# A disk of this machine (sysfs lists loop devices even when none is attached).
+some_disk() {
+	DISK=$(ls /sys/class/block | grep -v '[0-9]p[0-9]' | head -n 1)
+	DEVNO=$(cat "/sys/class/block/$DISK/dev")
+}
+
+@test "limit: cgroup v2 io.max, +io in the root's and the parent's subtree_control, show, release" {
+	some_disk
+	make_cgroups v2 web
+	run -0 rm-storage limit web "$DISK" --write-bps 2M --read-iops 500
+	assert_line --partial "limit=web disk=$DISK read_bps=max write_bps=2MiB read_iops=500 write_iops=max"
+	assert_equal "$(cat "$RM_CGROUP_ROOT/rmtools.slice/web/io.max")" \
+		"$DEVNO rbps=max wbps=2097152 riops=500 wiops=max"
+	assert_equal "$(cat "$RM_CGROUP_ROOT/cgroup.subtree_control")" "+io"
+	assert_equal "$(cat "$RM_CGROUP_ROOT/rmtools.slice/cgroup.subtree_control")" "+io"
+	# the options not given keep their value; the weight and latency go to their files
+	run -0 rm-storage limit web "$DISK" --read-bps 1G --weight 200 --latency-target 5000
+	assert_equal "$(cat "$RM_CGROUP_ROOT/rmtools.slice/web/io.max")" \
+		"$DEVNO rbps=1073741824 wbps=2097152 riops=500 wiops=max"
+	assert_equal "$(cat "$RM_CGROUP_ROOT/rmtools.slice/web/io.weight")" "$DEVNO 200"
+	assert_equal "$(cat "$RM_CGROUP_ROOT/rmtools.slice/web/io.latency")" "$DEVNO target=5000"
+	run -0 rm-storage show web -o limit,disk,read_bps,weight,latency_target
+	assert_output "limit=web disk=$DISK read_bps=1GiB weight=200 latency_target=5000"
+	grep -q "^limit=web disk=$DISK devno=$DEVNO " "$RM_STATE_DIR/storage.state"
+	# (a tree's directory holds files: it stays, which a note says)
+	run -0 --separate-stderr rm-storage release web
+	assert_output "released=web"
+	assert_equal "$(cat "$RM_CGROUP_ROOT/rmtools.slice/web/io.max")" \
+		"$DEVNO rbps=max wbps=max riops=max wiops=max"
+	assert_equal "$(cat "$RM_CGROUP_ROOT/rmtools.slice/web/io.latency")" "$DEVNO target=max"
+	run -0 rm-storage show
+	assert_output ""
+}
+
+@test "limit: where cpuset shares the unified hierarchy the owner must be rm-cpuset's" {
+	some_disk
+	CPUSET=cpuset make_cgroups v2 web
+	usage_error "no rm-cpuset owner of that name: 'db'" rm-storage limit db "$DISK" --write-bps 1M
+	[ ! -e "$RM_CGROUP_ROOT/rmtools.slice/db" ]
+	[ ! -e "$RM_STATE_DIR/storage.state" ]
+	run -0 rm-storage limit web "$DISK" --write-iops 100
+	assert_equal "$(cat "$RM_CGROUP_ROOT/rmtools.slice/web/io.max")" \
+		"$DEVNO rbps=max wbps=max riops=max wiops=100"
+	# release lifts the limits and leaves rm-cpuset's cgroup
+	run -0 rm-storage release --all
+	[ -d "$RM_CGROUP_ROOT/rmtools.slice/web" ]
+}
+
+@test "limit: cgroup v1 blkio.throttle files; --latency-target needs v2" {
+	some_disk
+	make_cgroups v1 web
+	run -0 rm-storage limit web "$DISK" --read-bps 4M --write-iops 10
+	assert_equal "$(cat "$RM_CGROUP_ROOT/blkio/rmtools/web/blkio.throttle.read_bps_device")" \
+		"$DEVNO 4194304"
+	assert_equal "$(cat "$RM_CGROUP_ROOT/blkio/rmtools/web/blkio.throttle.write_iops_device")" \
+		"$DEVNO 10"
+	usage_error "--latency-target needs cgroup v2" rm-storage limit web "$DISK" --latency-target 100
+	usage_error "--weight needs" rm-storage limit web "$DISK" --weight 100
+	run -0 rm-storage limit web "$DISK" --read-bps max --dry-run -o read_bps,write_iops
+	assert_output "read_bps=max write_iops=10"
+	assert_equal "$(cat "$RM_CGROUP_ROOT/blkio/rmtools/web/blkio.throttle.read_bps_device")" \
+		"$DEVNO 4194304"
+	# apply writes the recorded limits again
+	: >"$RM_CGROUP_ROOT/blkio/rmtools/web/blkio.throttle.read_bps_device"
+	run -0 rm-storage show -o applied
+	assert_output "applied=no"
+	run -0 rm-storage apply -o limit,applied
+	assert_output "limit=web applied=yes"
+	assert_equal "$(cat "$RM_CGROUP_ROOT/blkio/rmtools/web/blkio.throttle.read_bps_device")" \
+		"$DEVNO 4194304"
+	run -0 --separate-stderr rm-storage release web
+	assert_equal "$(cat "$RM_CGROUP_ROOT/blkio/rmtools/web/blkio.throttle.read_bps_device")" \
+		"$DEVNO 0"
+}
+
+@test "limit: bad input exits 2 and changes nothing" {
+	some_disk
+	make_cgroups v2 web
+	usage_error "unknown block device: 'nosuchdisk'" rm-storage limit web nosuchdisk --write-bps 1M
+	usage_error "not a block device: '../sda'" rm-storage limit web ../sda --write-bps 1M
+	usage_error "invalid size: '2X'" rm-storage limit web "$DISK" --write-bps 2X
+	usage_error "--read-iops: invalid number: '-5'" rm-storage limit web "$DISK" --read-iops -5
+	usage_error "zero would stop all I/O" rm-storage limit web "$DISK" --write-bps 0
+	usage_error "invalid owner name: '../x'" rm-storage limit ../x "$DISK" --write-bps 1M
+	usage_error "names rm-cpuset's shared pool" rm-storage limit shared "$DISK" --write-bps 1M
+	usage_error "give at least one of" rm-storage limit web "$DISK"
+	usage_error "--weight out of range" rm-storage limit web "$DISK" --weight 20000
+	usage_error "limit changes this machine" rm-storage --sysroot / limit web "$DISK" --write-bps 1M
+	usage_error "unknown field: 'nosuch'" rm-storage limit web "$DISK" --write-bps 1M -o nosuch
+	assert_equal "$(cat "$RM_CGROUP_ROOT/rmtools.slice/web/io.max")" ""
+	assert_equal "$(cat "$RM_CGROUP_ROOT/cgroup.subtree_control")" ""
+	[ ! -e "$RM_STATE_DIR/storage.state" ]
+	usage_error "no limits or quotas of that owner: 'web'" rm-storage release web
+	usage_error "missing OWNER" rm-storage release
+}
+
+@test "limit: a partition is limited as its disk, and says so" {
+	local part
+	part=$(ls /sys/class/block/*/partition 2>/dev/null | head -n 1)
+	[ -n "$part" ] || skip "no partition on this machine"
+	part=$(basename "$(dirname "$part")")
+	make_cgroups v2 web
+	run -0 --separate-stderr rm-storage limit web "$part" --write-bps 1M -o disk
+	[[ $stderr == *"'$part' is a partition: its disk '"*"' is limited"* ]]
+	[[ $output != "disk=$part" ]]
+}
+
+@test "gc forgets the limits of disks that are gone" {
+	some_disk
+	make_cgroups v1 web
+	run -0 rm-storage limit web "$DISK" --write-bps 1M
+	# the disk renamed in the state, its checksum made anew, as if the disk had gone
+	"$PY" - "$RM_STATE_DIR/storage.state" "$DISK" <<-'EOT'
+	import sys, zlib
+	path, disk = sys.argv[1], sys.argv[2]
+	head, body = open(path).read().split("\n", 1)
+	body = body.replace("disk=%s " % disk, "disk=gonedisk0 ")
+	head = head.rsplit("=", 1)[0] + "=%08x" % zlib.crc32(body.encode())
+	open(path, "w").write(head + "\n" + body)
+	EOT
+	run -0 rm-storage gc --dry-run
+	assert_output --partial "limit=web disk=gonedisk0 "
+	run -0 rm-storage show -o limit,disk
+	assert_output "limit=web disk=gonedisk0"
+	run -0 rm-storage gc
+	assert_output --partial "limit=web disk=gonedisk0 "
+	run -0 rm-storage show
+	assert_output ""
+}
+
+# ---- as root: a loop device ----
+
+@test "root: --write-bps 2M makes 8 MiB of direct writes to a loop device take 3.5 s, and release lifts it" {
+	require_root
+	command -v losetup >/dev/null || skip "losetup is not installed"
+	local owner=st-$$-job t0 t1 ms
+	truncate -s 32M "$BATS_TEST_TMPDIR/disk.img"
+	LOOP=$(losetup -f --show "$BATS_TEST_TMPDIR/disk.img") || skip "no loop device"
+	run -0 rm-storage limit "$owner" "$LOOP" --write-bps 2M
+	assert_output --partial "limit=$owner disk=${LOOP#/dev/} read_bps=max write_bps=2MiB"
+	t0=$(date +%s%N)
+	run -0 rm-cpuset run --owner "$owner" -- dd if=/dev/zero of="$LOOP" bs=1M count=8 oflag=direct
+	t1=$(date +%s%N)
+	ms=$(((t1 - t0) / 1000000))
+	echo "limited: $ms ms" >&3
+	[ "$ms" -ge 3500 ] || fail "8 MiB at 2 MiB/s took $ms ms"
+	run -0 rm-storage show "$owner" -o wbytes
+	assert_output "wbytes=8MiB"
+	run -0 rm-storage release "$owner"
+	t0=$(date +%s%N)
+	dd if=/dev/zero of="$LOOP" bs=1M count=8 oflag=direct 2>/dev/null
+	t1=$(date +%s%N)
+	ms=$(((t1 - t0) / 1000000))
+	echo "released: $ms ms" >&3
+	[ "$ms" -lt 1000 ] || fail "8 MiB without a limit took $ms ms"
+	[ ! -d "/sys/fs/cgroup/blkio/rmtools/$owner" ] && [ ! -d "/sys/fs/cgroup/rmtools.slice/$owner" ]
+}
+
+# ---- quotas ----
+
+# An ext4 loop file made with project quotas, mounted with prjquota at $MNT (root).
+make_ext4() { # make_ext4 [MKFS-FEATURES [MOUNT-OPTIONS]]
+	require_root
+	command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed"
+	truncate -s 64M "$BATS_TEST_TMPDIR/fs.img"
+	mkfs.ext4 -q -F -O "${1-quota,project}" "$BATS_TEST_TMPDIR/fs.img"
+	LOOP=$(losetup -f --show "$BATS_TEST_TMPDIR/fs.img") || skip "no loop device"
+	MNT=$BATS_TEST_TMPDIR/mnt
+	mkdir -p "$MNT"
+	if ! mount -o "${2-prjquota}" "$LOOP" "$MNT" 2>/dev/null; then
+		MNT=''
+		skip "the kernel cannot mount ext4 with project quotas (CONFIG_QUOTA, CONFIG_QFMT_V2)"
+	fi
+}
+
+@test "quota: 4M on a directory of ext4: writing 8 MiB fails with EDQUOT near 4 MiB; usage; release" {
+	make_ext4
+	mkdir "$MNT/job" "$MNT/job/old"
+	echo old >"$MNT/job/old/file"
+	run -0 rm-storage quota "$MNT/job" 4M --owner st-$$-q --inodes 100
+	assert_output --regexp "^quota=$MNT/job project=[0-9]+ limit=4MiB used=[0-9]+KiB inodes=100 inodes_used=3 owner=st-$$-q fs=$MNT$"
+	# what was there before joins the project, what is made there inherits it
+	[ "$(lsattr -pd "$MNT/job/old" | awk '{ print $1 }')" -ne 0 ]
+	run dd if=/dev/zero of="$MNT/job/big" bs=1M count=8 conv=fsync
+	assert_failure
+	assert_output --partial "Disk quota exceeded"
+	local size
+	size=$(stat -c %s "$MNT/job/big")
+	[ "$size" -ge $((3 * 1024 * 1024)) ] && [ "$size" -le $((4 * 1024 * 1024)) ] ||
+		fail "wrote $size bytes"
+	run -0 rm-storage usage "$MNT/job" -o used,limit --bytes
+	[[ $output =~ ^used=([0-9]+)\ limit=4194304$ ]]
+	[ "${BASH_REMATCH[1]}" -ge $((3 * 1024 * 1024)) ]
+	# the quota of an owner goes with the owner
+	run -0 rm-storage release st-$$-q
+	[ "$(lsattr -pd "$MNT/job" | awk '{ print $1 }')" -eq 0 ]
+	rm "$MNT/job/big"
+	dd if=/dev/zero of="$MNT/job/big" bs=1M count=8 conv=fsync 2>/dev/null
+	run -0 rm-storage usage
+	assert_output ""
+}
+
+@test "quota: a filesystem without project quotas is refused, naming what it needs" {
+	make_ext4 "^quota" ""
+	mkdir "$MNT/d"
+	usage_error "mount it with the prjquota option" rm-storage quota "$MNT/d" 4M
+	[ ! -e "$RM_STATE_DIR/storage.state" ]
+}
+
+@test "quota: bad input exits 2 and changes nothing" {
+	usage_error "project quotas need a directory of ext4 or XFS" rm-storage quota /proc 4M
+	usage_error "not a directory: '$BATS_TEST_TMPDIR/none'" rm-storage quota "$BATS_TEST_TMPDIR/none" 4M
+	usage_error "invalid size: '4Q'" rm-storage quota "$BATS_TEST_TMPDIR" 4Q
+	usage_error "below 1KiB" rm-storage quota "$BATS_TEST_TMPDIR" 10
+	usage_error "invalid owner name: 'a b'" rm-storage quota "$BATS_TEST_TMPDIR" 4M --owner "a b"
+	usage_error "--inodes: invalid number: 'x'" rm-storage quota "$BATS_TEST_TMPDIR" 4M --inodes x
+	usage_error "give DIR and SIZE" rm-storage quota "$BATS_TEST_TMPDIR"
+	usage_error "no quota of rm-storage on that directory" rm-storage usage "$BATS_TEST_TMPDIR"
+	[ ! -e "$RM_STATE_DIR/storage.state" ]
+}

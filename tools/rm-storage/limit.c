@@ -1,0 +1,697 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rm-storage limit, show, release, apply, gc: owners' disk I/O limits, recorded in the state. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exitcodes.h"
+#include "iolimit.h"
+#include "owner.h"
+#include "record.h"
+#include "rm-storage.h"
+#include "size.h"
+#include "sysfs.h"
+#include "xalloc.h"
+
+enum { L_OWNER, L_DISK, L_DEVNO, L_RBPS, L_WBPS, L_RIOPS, L_WIOPS, L_WEIGHT, L_LATENCY,
+       L_APPLIED, L_RBYTES, L_WBYTES, L_RIOS, L_WIOS, L_CGROUP };
+static const struct rm_column limit_cols[] = {
+	[L_OWNER] = { "limit", RM_COL_STRING, "the owner's name" },
+	[L_DISK] = { "disk", RM_COL_STRING, "the disk (a partition given is its disk)" },
+	[L_DEVNO] = { "devno", RM_COL_STRING, "its MAJ:MIN" },
+	[L_RBPS] = { "read_bps", RM_COL_STRING, "the most bytes read per second, or max" },
+	[L_WBPS] = { "write_bps", RM_COL_STRING, "the most bytes written per second, or max" },
+	[L_RIOPS] = { "read_iops", RM_COL_STRING, "the most reads per second, or max" },
+	[L_WIOPS] = { "write_iops", RM_COL_STRING, "the most writes per second, or max" },
+	[L_WEIGHT] = { "weight", RM_COL_STRING, "its proportional weight, or default" },
+	[L_LATENCY] = { "latency_target", RM_COL_STRING,
+			"the io.latency target in microseconds, or max" },
+	[L_APPLIED] = { "applied", RM_COL_BOOL, "whether the cgroup holds these limits" },
+	[L_RBYTES] = { "rbytes", RM_COL_SIZE, "bytes read so far (io.stat)" },
+	[L_WBYTES] = { "wbytes", RM_COL_SIZE, "bytes written so far" },
+	[L_RIOS] = { "rios", RM_COL_INT, "reads so far" },
+	[L_WIOS] = { "wios", RM_COL_INT, "writes so far" },
+	[L_CGROUP] = { "cgroup", RM_COL_STRING, "the owner's cgroup directory" },
+};
+static const char limit_defaults[] =
+	"limit,disk,read_bps,write_bps,read_iops,write_iops,weight,latency_target,applied,"
+	"rbytes,wbytes";
+
+/* The state's field names of the limit fields, in the order of struct rm_io_limit. */
+static const char *const keys[] = { "read_bps", "write_bps", "read_iops", "write_iops",
+				    "weight", "latency_target" };
+
+static uint64_t *field(struct rm_io_limit *l, size_t i, uint64_t *w)
+{
+	switch (i) {
+	case 0: return &l->rbps;
+	case 1: return &l->wbps;
+	case 2: return &l->riops;
+	case 3: return &l->wiops;
+	case 5: return &l->latency;
+	default: return w;
+	}
+}
+
+/* The limits of a limit= record. */
+static void rec_limit(const struct rm_record *r, struct rm_io_limit *l)
+{
+	uint64_t w = 0;
+
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const char *v = rm_record_get(r, keys[i]);
+
+		*field(l, i, &w) = v && strcmp(v, "-") ? strtoull(v, NULL, 10) : 0;
+	}
+	l->weight = (unsigned)w;
+}
+
+static void rec_set_limit(struct rm_record *r, const struct rm_io_limit *l)
+{
+	uint64_t w = l->weight;
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		uint64_t v = *field((struct rm_io_limit *)l, i, &w);
+		char buf[24];
+
+		snprintf(buf, sizeof(buf), "%" PRIu64, v);
+		rm_record_set(r, keys[i], v ? buf : "-");
+	}
+}
+
+static bool limit_none(const struct rm_io_limit *l)
+{
+	return !l->rbps && !l->wbps && !l->riops && !l->wiops && !l->weight && !l->latency;
+}
+
+static bool limit_same(const struct rm_io_limit *a, const struct rm_io_limit *b)
+{
+	return a->rbps == b->rbps && a->wbps == b->wbps && a->riops == b->riops &&
+	       a->wiops == b->wiops && a->weight == b->weight && a->latency == b->latency;
+}
+
+/* Index of the limit= record of OWNER on DISK, or -1. */
+static long find_limit(const struct rm_state *st, const char *owner, const char *disk)
+{
+	for (size_t i = 0; i < st->nrecords; i++) {
+		const struct rm_record *r = &st->records[i];
+
+		if (!strcmp(rm_record_kind(r), "limit") && !strcmp(rm_record_get(r, "limit"), owner) &&
+		    !strcmp(rm_record_get(r, "disk") ?: "", disk))
+			return (long)i;
+	}
+	return -1;
+}
+
+static void out_num(struct rm_out *out, const struct rm_outopts *o, int col, uint64_t v,
+		    bool size, const char *none)
+{
+	char *s;
+
+	if (!v) {
+		rm_out_str(out, col, none);
+		return;
+	}
+	s = size && !o->bytes && o->mode != RM_OUT_JSON ? rm_size_format(v)
+							 : xasprintf("%" PRIu64, v);
+	rm_out_str(out, col, s);
+	free(s);
+}
+
+/* One limit record: the limits L, and what the cgroup holds and counts when IO is not NULL. */
+static void print_limit(struct rm_out *out, const struct rm_outopts *o, const struct rm_io *io,
+			const char *owner, const char *disk, const char *devno,
+			const struct rm_io_limit *l)
+{
+	rm_out_begin(out);
+	rm_out_str(out, L_OWNER, owner);
+	rm_out_str(out, L_DISK, disk);
+	rm_out_str(out, L_DEVNO, devno);
+	out_num(out, o, L_RBPS, l->rbps, true, "max");
+	out_num(out, o, L_WBPS, l->wbps, true, "max");
+	out_num(out, o, L_RIOPS, l->riops, false, "max");
+	out_num(out, o, L_WIOPS, l->wiops, false, "max");
+	out_num(out, o, L_WEIGHT, l->weight, false, "default");
+	out_num(out, o, L_LATENCY, l->latency, false, "max");
+	if (io) {
+		struct rm_io_limit now;
+		struct rm_io_stat stat;
+		char *msg = NULL, *dir = rm_io_path(io, owner);
+		int rc = rm_io_read(io, owner, devno, &now, &stat, &msg);
+
+		free(msg);
+		rm_out_bool(out, L_APPLIED, rc > 0 && limit_same(&now, l));
+		if (rc > 0) {
+			rm_out_size(out, L_RBYTES, stat.rbytes);
+			rm_out_size(out, L_WBYTES, stat.wbytes);
+			rm_out_int(out, L_RIOS, (long long)stat.rios);
+			rm_out_int(out, L_WIOS, (long long)stat.wios);
+			rm_out_str(out, L_CGROUP, dir);
+		}
+		free(dir);
+	}
+	rm_out_end(out);
+}
+
+/* ---- limit ---- */
+
+enum { OPT_RBPS = 0x200, OPT_WBPS, OPT_RIOPS, OPT_WIOPS, OPT_WEIGHT, OPT_LATENCY };
+
+static const struct argp_option limit_options[] = {
+	{ "read-bps", OPT_RBPS, "N", 0, "bytes read per second at most (2M, 500K...; max: none)", 0 },
+	{ "write-bps", OPT_WBPS, "N", 0, "bytes written per second at most", 0 },
+	{ "read-iops", OPT_RIOPS, "N", 0, "reads per second at most", 0 },
+	{ "write-iops", OPT_WIOPS, "N", 0, "writes per second at most", 0 },
+	{ "weight", OPT_WEIGHT, "N", 0,
+	  "proportional weight (io.weight 1-10000; needs blk-iocost or BFQ; max: default)", 0 },
+	{ "latency-target", OPT_LATENCY, "USEC", 0,
+	  "io.latency target in microseconds (cgroup v2; max: none)", 0 },
+	{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print the limits it would set, change nothing", 0 },
+	{ 0 }
+};
+
+struct limit_args {
+	const char *owner, *disk;
+	const char *val[6];
+	bool dry_run;
+};
+
+static error_t limit_parse(int key, char *arg, struct argp_state *state)
+{
+	struct limit_args *a = state->input;
+
+	switch (key) {
+	case OPT_RBPS: case OPT_WBPS: case OPT_RIOPS: case OPT_WIOPS: case OPT_WEIGHT:
+	case OPT_LATENCY:
+		a->val[key - OPT_RBPS] = arg;
+		break;
+	case RM_OPT_DRY_RUN:
+		a->dry_run = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (!a->owner)
+			a->owner = arg;
+		else if (!a->disk)
+			a->disk = arg;
+		else
+			argp_error(state, "unexpected argument: '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void valid_owner(const char *owner)
+{
+	if (!rm_name_valid(owner) || !strcmp(owner, "shared"))
+		rm_usage_errx("invalid owner name: '%s'%s", owner,
+			      rm_name_valid(owner) ? " names rm-cpuset's shared pool" : "");
+}
+
+static void io_open(struct rm_io *io)
+{
+	char *msg = NULL;
+
+	if (rm_io_open(io, &msg) < 0)
+		rm_errx(RM_EXIT_FAILURE, "%s", msg);
+}
+
+int cmd_limit(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp argp = {
+		limit_options, limit_parse, "OWNER DEVICE",
+		"Limit the I/O of an owner's processes on a disk with the io cgroup (io.max, "
+		"io.weight, io.latency; blkio.throttle.* on cgroup v1), in the owner's cgroup below "
+		"the rmtools parent, which 'rm-cpuset run --owner OWNER' joins. Options not given "
+		"keep their recorded value; max lifts one. A partition is limited as its disk.",
+		NULL, NULL, NULL
+	};
+	struct limit_args a = { 0 };
+	struct rm_io_limit want = { 0 };
+	struct rm_kernfs_log lg = { .flags = RM_IO_FILES };
+	struct rm_state st;
+	struct rm_io io;
+	struct rm_out *out;
+	uint64_t v[6] = { 0 }, w = 0;
+	bool given = false;
+	char *name, *devno, *msg = NULL;
+	long i;
+	int rc;
+
+	rm_parse_command(&argp, argc, argv, c, &a, 0);
+	if (c->out.list_columns) {
+		rm_out_list_columns(&c->out, limit_cols, ARRAY_SIZE(limit_cols), limit_defaults);
+		return RM_EXIT_SUCCESS;
+	}
+	rm_out_check(&c->out, limit_cols, ARRAY_SIZE(limit_cols), limit_defaults);
+	if (!a.disk)
+		rm_usage_errx("limit: give OWNER and DEVICE");
+	valid_owner(a.owner);
+	for (size_t k = 0; k < 6; k++) {
+		if (!a.val[k])
+			continue;
+		given = true;
+		char opt[32];
+
+		snprintf(opt, sizeof(opt), "--%s", limit_options[k].name);
+		if (st_parse_rate(opt, a.val[k], k < 2, &v[k], &msg) < 0)
+			rm_usage_errx("%s", msg);
+	}
+	if (!given)
+		rm_usage_errx("limit: give at least one of --read-bps, --write-bps, --read-iops, "
+			      "--write-iops, --weight, --latency-target");
+	st_live_only(c, "limit");
+	if (st_disk(NULL, a.disk, &name, &devno, &msg) < 0)
+		rm_usage_errx("%s", msg);
+	io_open(&io);
+	if (rm_io_check(&io, a.owner, &msg) < 0)
+		rm_usage_errx("%s", msg);
+	if (a.val[4] && v[4] > UINT32_MAX)
+		rm_usage_errx("--weight out of range: '%s'", a.val[4]);
+	{
+		struct rm_io_limit probe = { .weight = (unsigned)v[4], .latency = v[5] };
+		char *why = rm_io_refused(&io, &probe);
+
+		if (why)
+			rm_usage_errx("%s", why);
+	}
+	/* lock, plan: the recorded limits with the given ones over them */
+	st_open(&st, a.dry_run ? RM_STATE_READ : RM_STATE_WRITE);
+	if ((i = find_limit(&st, a.owner, name)) >= 0)
+		rec_limit(&st.records[i], &want);
+	w = want.weight;
+	for (size_t k = 0; k < 6; k++)
+		if (a.val[k])
+			*field(&want, k, &w) = v[k];
+	want.weight = (unsigned)w;
+	out = rm_out_new(&c->out, "limits", limit_cols, ARRAY_SIZE(limit_cols), limit_defaults,
+			 true);
+	if (a.dry_run) {
+		print_limit(out, &c->out, NULL, a.owner, name, devno, &want);
+		goto done;
+	}
+	/* apply with undo, then commit */
+	rc = rm_io_set_logged(&io, a.owner, devno, &want, &lg, &msg);
+	if (rc < 0) {
+		rm_kernfs_undo(&lg, &msg);
+		rm_kernfs_log_free(&lg);
+		rm_state_close(&st);
+		rm_errx(rc == -2 ? RM_EXIT_USAGE : RM_EXIT_FAILURE, "%s", msg);
+	}
+	if (limit_none(&want)) {
+		if (i >= 0)
+			rm_state_remove(&st, (size_t)i);
+	} else {
+		struct rm_record r = { 0 };
+
+		if (i < 0) {
+			rm_record_set(&r, "limit", a.owner);
+			rm_record_set(&r, "disk", name);
+			rm_record_set(&r, "devno", devno);
+			rm_state_add(&st, &r);
+			i = (long)st.nrecords - 1;
+		}
+		rm_record_set(&st.records[i], "devno", devno);
+		rec_set_limit(&st.records[i], &want);
+	}
+	if (rm_state_commit(&st) < 0) {
+		msg = xasprintf("cannot write the state: %s", strerror(errno));
+		rm_kernfs_undo(&lg, &msg);
+		rm_kernfs_log_free(&lg);
+		rm_state_close(&st);
+		rm_errx(RM_EXIT_FAILURE, "%s", msg);
+	}
+	rm_committed("set the I/O limits of owner '%s' on disk '%s'", a.owner, name);
+	print_limit(out, &c->out, &io, a.owner, name, devno, &want);
+done:
+	rm_kernfs_log_free(&lg);
+	rm_state_close(&st);
+	rm_out_close(out);
+	rm_out_flush();
+	rm_io_close(&io);
+	free(name);
+	free(devno);
+	return RM_EXIT_SUCCESS;
+}
+
+/* ---- show ---- */
+
+int cmd_show(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp argp = {
+		NULL, rm_owners_parse, "[OWNER...]",
+		"The recorded I/O limits of each owner (or those named) on each disk, whether its "
+		"cgroup holds them, and what it has read and written (io.stat).",
+		NULL, NULL, NULL
+	};
+	struct rm_owners o = { 0 };
+	struct rm_state st;
+	struct rm_io io;
+	struct rm_out *out;
+	char *msg = NULL;
+	bool have_io;
+
+	rm_parse_command(&argp, argc, argv, c, &o, 0);
+	if (c->out.list_columns) {
+		free(o.names);
+		rm_out_list_columns(&c->out, limit_cols, ARRAY_SIZE(limit_cols), limit_defaults);
+		return RM_EXIT_SUCCESS;
+	}
+	rm_out_check(&c->out, limit_cols, ARRAY_SIZE(limit_cols), limit_defaults);
+	for (int k = 0; k < o.n; k++)
+		if (!rm_name_valid(o.names[k])) {
+			rm_warnx("invalid owner name: '%s'", o.names[k]);
+			free(o.names);
+			return RM_EXIT_USAGE;
+		}
+	have_io = rm_io_open(&io, &msg) == 0;
+	free(msg);
+	st_open(&st, RM_STATE_READ);
+	out = rm_out_new(&c->out, "limits", limit_cols, ARRAY_SIZE(limit_cols), limit_defaults,
+			 true);
+	for (size_t i = 0; i < st.nrecords; i++) {
+		const struct rm_record *r = &st.records[i];
+		struct rm_io_limit l;
+
+		if (strcmp(rm_record_kind(r), "limit") ||
+		    !rm_owners_match(&o, rm_record_get(r, "limit")))
+			continue;
+		rec_limit(r, &l);
+		print_limit(out, &c->out, have_io ? &io : NULL, rm_record_get(r, "limit"),
+			    rm_record_get(r, "disk") ?: "-", rm_record_get(r, "devno") ?: "-", &l);
+	}
+	rm_state_close(&st);
+	rm_out_close(out);
+	rm_out_flush();
+	if (have_io)
+		rm_io_close(&io);
+	free(o.names);
+	return RM_EXIT_SUCCESS;
+}
+
+/* ---- release, apply, gc ---- */
+
+int st_limits_release(struct rm_state *st, const char *owner, bool dry_run, char **errmsg)
+{
+	struct rm_kernfs_log lg = { .flags = RM_IO_FILES };
+	struct rm_io_limit none = { 0 };
+	struct rm_io io;
+	bool any = false;
+	int rc = 0;
+
+	for (size_t i = 0; i < st->nrecords; i++)
+		any |= !strcmp(rm_record_kind(&st->records[i]), "limit") &&
+		       !strcmp(rm_record_get(&st->records[i], "limit"), owner);
+	if (!any || dry_run)
+		return any;
+	if (rm_io_open(&io, errmsg) < 0)
+		return -1;
+	for (size_t i = 0; i < st->nrecords && rc == 0; i++) {
+		const struct rm_record *r = &st->records[i];
+		char *dir;
+
+		if (strcmp(rm_record_kind(r), "limit") || strcmp(rm_record_get(r, "limit"), owner))
+			continue;
+		dir = rm_io_path(&io, owner);
+		/* a cgroup gone (a reboot, rm-cpuset release) holds nothing to lift */
+		if (rm_kernfs_is_dir(dir, RM_IO_FILES))
+			rc = rm_io_set_logged(&io, owner, rm_record_get(r, "devno") ?: "0:0", &none,
+					      &lg, errmsg) < 0 ? -1 : 0;
+		free(dir);
+	}
+	if (rc < 0) {
+		rm_kernfs_undo(&lg, errmsg);
+	} else {
+		for (size_t i = st->nrecords; i-- > 0;)
+			if (!strcmp(rm_record_kind(&st->records[i]), "limit") &&
+			    !strcmp(rm_record_get(&st->records[i], "limit"), owner))
+				rm_state_remove(st, i);
+		/* an empty cgroup of ours alone goes; one with processes stays, limits lifted */
+		if (rm_io_remove(&io, owner, errmsg) < 0) {
+			fprintf(stderr, "%s: note: %s\n", program_invocation_short_name, *errmsg);
+			free(*errmsg);
+			*errmsg = NULL;
+		}
+	}
+	rm_kernfs_log_free(&lg);
+	rm_io_close(&io);
+	return rc < 0 ? -1 : 1;
+}
+
+static const struct argp_option release_options[] = {
+	{ "all", RM_OPT_ALL, NULL, 0, "every owner's limits and every quota", 0 },
+	{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print what it would release, change nothing", 0 },
+	{ 0 }
+};
+
+/* Whether the state holds anything of the owner or directory NAME. */
+static bool names_something(const struct rm_state *st, const char *name)
+{
+	for (size_t i = 0; i < st->nrecords; i++) {
+		const struct rm_record *r = &st->records[i];
+		const char *kind = rm_record_kind(r);
+
+		if (!strcmp(rm_record_get(r, kind), name) ||
+		    (!strcmp(kind, "quota") && !strcmp(rm_record_get(r, "owner") ?: "", name)))
+			return true;
+	}
+	return false;
+}
+
+int cmd_release(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp argp = {
+		release_options, rm_owners_parse, "OWNER...|DIR...",
+		"Lift the I/O limits of each OWNER and the quotas given --owner OWNER, or the quota "
+		"of each DIR (an operand with a '/'), and forget them; with --all, everything "
+		"rm-storage set. An owner's cgroup is removed when it is rm-storage's alone.",
+		NULL, NULL, NULL
+	};
+	struct rm_owners o = { 0 };
+	struct rm_state st;
+	char *msg = NULL, **names;
+	int n, status = RM_EXIT_SUCCESS;
+
+	rm_parse_command(&argp, argc, argv, c, &o, RM_PARSE_NO_OUTPUT);
+	rm_owners_require(&o, "release");
+	for (int k = 0; k < o.n; k++)
+		if (!strchr(o.names[k], '/') && !rm_name_valid(o.names[k])) {
+			rm_warnx("invalid owner name: '%s'", o.names[k]);
+			free(o.names);
+			return RM_EXIT_USAGE;
+		}
+	st_live_only(c, "release");
+	st_open(&st, o.dry_run ? RM_STATE_READ : RM_STATE_WRITE);
+	/* the names to release: as given, or every owner and directory recorded */
+	n = 0;
+	names = xcalloc(st.nrecords + (size_t)o.n + 1, sizeof(*names));
+	if (o.all) {
+		for (size_t i = 0; i < st.nrecords; i++) {
+			const struct rm_record *r = &st.records[i];
+			const char *id = rm_record_get(r, rm_record_kind(r));
+			bool dup = false;
+
+			for (int k = 0; k < n; k++)
+				dup |= !strcmp(names[k], id);
+			if (!dup)
+				names[n++] = xstrdup(id);
+		}
+	} else {
+		for (int k = 0; k < o.n; k++) {
+			char *abs = strchr(o.names[k], '/') ? realpath(o.names[k], NULL) : NULL;
+			const char *nm = abs ?: o.names[k];
+
+			if (!names_something(&st, nm)) {
+				rm_warnx("%s: '%s'", strchr(o.names[k], '/')
+					 ? "no quota of rm-storage on that directory"
+					 : "no limits or quotas of that owner", o.names[k]);
+				free(abs);
+				status = RM_EXIT_USAGE;
+				goto out;
+			}
+			names[n++] = abs ?: xstrdup(nm);
+		}
+	}
+	for (int k = 0; k < n; k++) {
+		const char *nm = names[k];
+
+		if (o.dry_run) {
+			for (size_t i = 0; i < st.nrecords; i++) {
+				const struct rm_record *r = &st.records[i];
+
+				if (!strcmp(rm_record_get(r, rm_record_kind(r)), nm) ||
+				    !strcmp(rm_record_get(r, "owner") ?: "", nm))
+					rm_record_write(stdout, r);
+			}
+			continue;
+		}
+		if (!strchr(nm, '/') && st_limits_release(&st, nm, false, &msg) < 0)
+			goto fail;
+		for (size_t i = st.nrecords; i-- > 0;) {
+			const struct rm_record *r = &st.records[i];
+
+			if (strcmp(rm_record_kind(r), "quota") ||
+			    (strcmp(rm_record_get(r, "quota"), nm) &&
+			     strcmp(rm_record_get(r, "owner") ?: "", nm)))
+				continue;
+			if (st_quota_lift(r, &msg) < 0)
+				goto fail;
+			rm_state_remove(&st, i);
+		}
+		st_commit(&st);
+		rm_committed("released '%s'", nm);
+		printf("released=%s\n", nm);
+	}
+	goto out;
+fail:
+	rm_warnx("%s", msg);
+	free(msg);
+	status = RM_EXIT_FAILURE;
+out:
+	for (int k = 0; k < n; k++)
+		free(names[k]);
+	free(names);
+	free(o.names);
+	rm_state_close(&st);
+	return status;
+}
+
+static const struct argp_option apply_options[] = {
+	{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print the limits it would set, change nothing", 0 },
+	{ 0 }
+};
+
+static const struct argp_option gc_options[] = {
+	{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print what it would forget, change nothing", 0 },
+	{ 0 }
+};
+
+int cmd_apply(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp argp = {
+		apply_options, rm_dry_run_parse, NULL,
+		"Set every recorded limit again, as after a reboot: disks found by name (their "
+		"numbers recorded anew), all or nothing. Quotas live in the filesystems and need "
+		"nothing.",
+		NULL, NULL, NULL
+	};
+	struct rm_kernfs_log lg = { .flags = RM_IO_FILES };
+	bool dry_run = false, changed = false;
+	struct rm_state st;
+	struct rm_io io;
+	struct rm_out *out;
+	char *msg = NULL;
+	int rc = 0;
+
+	rm_parse_command(&argp, argc, argv, c, &dry_run, 0);
+	if (c->out.list_columns) {
+		rm_out_list_columns(&c->out, limit_cols, ARRAY_SIZE(limit_cols), limit_defaults);
+		return RM_EXIT_SUCCESS;
+	}
+	rm_out_check(&c->out, limit_cols, ARRAY_SIZE(limit_cols), limit_defaults);
+	st_live_only(c, "apply");
+	io_open(&io);
+	st_open(&st, dry_run ? RM_STATE_READ : RM_STATE_WRITE);
+	out = rm_out_new(&c->out, "limits", limit_cols, ARRAY_SIZE(limit_cols), limit_defaults,
+			 true);
+	for (size_t i = 0; i < st.nrecords && rc == 0; i++) {
+		struct rm_record *r = &st.records[i];
+		const char *disk = rm_record_get(r, "disk") ?: "-";
+		struct rm_io_limit l;
+		char *name, *devno;
+
+		if (strcmp(rm_record_kind(r), "limit"))
+			continue;
+		rec_limit(r, &l);
+		if (st_disk(NULL, disk, &name, &devno, &msg) < 0) {
+			/* a disk gone stays recorded: gc forgets it */
+			fprintf(stderr, "%s: note: %s (rm-storage gc forgets it)\n",
+				program_invocation_short_name, msg);
+			free(msg);
+			msg = NULL;
+			continue;
+		}
+		if (strcmp(devno, rm_record_get(r, "devno") ?: "")) {
+			rm_record_set(r, "devno", devno);
+			changed = true;
+		}
+		if (!dry_run && (rc = rm_io_set_logged(&io, rm_record_get(r, "limit"), devno, &l,
+						       &lg, &msg)) < 0)
+			rm_kernfs_undo(&lg, &msg);
+		else
+			print_limit(out, &c->out, dry_run ? NULL : &io, rm_record_get(r, "limit"),
+				    name, devno, &l);
+		free(name);
+		free(devno);
+	}
+	if (rc == 0 && changed && !dry_run && rm_state_commit(&st) < 0) {
+		msg = xasprintf("cannot write the state: %s", strerror(errno));
+		rm_kernfs_undo(&lg, &msg);
+		rc = -1;
+	}
+	if (rc == 0 && lg.n)
+		rm_committed("set the recorded I/O limits");
+	rm_kernfs_log_free(&lg);
+	rm_state_close(&st);
+	rm_out_close(out);
+	rm_out_flush();
+	rm_io_close(&io);
+	if (rc < 0)
+		rm_errx(RM_EXIT_FAILURE, "%s", msg);
+	return RM_EXIT_SUCCESS;
+}
+
+int cmd_gc(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp argp = {
+		gc_options, rm_dry_run_parse, NULL,
+		"Forget the limits on disks that are gone, and the quotas of directories that are "
+		"gone or no longer carry their project (lifting those limits on the filesystem).",
+		NULL, NULL, NULL
+	};
+	bool dry_run = false;
+	struct rm_state st;
+	char *msg = NULL;
+	size_t gone = 0;
+
+	rm_parse_command(&argp, argc, argv, c, &dry_run, RM_PARSE_NO_OUTPUT);
+	st_live_only(c, "gc");
+	st_open(&st, dry_run ? RM_STATE_READ : RM_STATE_WRITE);
+	for (size_t i = st.nrecords; i-- > 0;) {
+		const struct rm_record *r = &st.records[i];
+		bool stale;
+
+		if (!strcmp(rm_record_kind(r), "limit")) {
+			char *p = xasprintf("sys/class/block/%s/dev", rm_record_get(r, "disk") ?: "-");
+
+			stale = !rm_sysfs_exists(NULL, p);
+			free(p);
+		} else {
+			stale = !strcmp(rm_record_kind(r), "quota") && !st_quota_alive(r);
+			if (stale && !dry_run && st_quota_lift(r, &msg) < 0) {
+				rm_warnx("%s", msg);
+				free(msg);
+				msg = NULL;
+				continue;
+			}
+		}
+		if (!stale)
+			continue;
+		rm_record_write(stdout, r);
+		gone++;
+		if (!dry_run)
+			rm_state_remove(&st, i);
+	}
+	if (gone && !dry_run) {
+		st_commit(&st);
+		rm_committed("forgot %zu records", gone);
+	}
+	rm_state_close(&st);
+	return RM_EXIT_SUCCESS;
+}
