@@ -16,6 +16,7 @@
 
 #include "exitcodes.h"
 #include "hugetlb.h"
+#include "iolimit.h"
 #include "rm-cpuset.h"
 #include "xalloc.h"
 
@@ -76,6 +77,7 @@ struct placement {
 	bool have_cgroups;
 	struct rm_cgroups cg;
 	bool allocated; /* released when the command ends */
+	bool io_only;   /* an owner with rm-storage I/O limits alone: its io cgroup, no CPUs */
 	char *resctrl_root, *resctrl_name; /* the owner's resctrl group, or NULL */
 };
 
@@ -117,7 +119,13 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 			rm_usage_errx("--add-mems is for a new allocation (--count N); '%s' keeps "
 				      "the memory nodes it has", a->req.owner);
 		pool_open(&p, c, 0);
-		if ((i = pool_find(&p, a->req.owner)) < 0)
+		if ((i = pool_find(&p, a->req.owner)) < 0 && rm_io_has_cgroup(a->req.owner)) {
+			pl->name = xstrdup(a->req.owner);
+			pl->io_only = true;
+			pool_close(&p);
+			return;
+		}
+		if (i < 0)
 			rm_usage_errx("no such owner: '%s' (give --count N to allocate)",
 				      a->req.owner);
 		pool_owner_cpus(&p.st.records[i], pl->cpus);
@@ -179,6 +187,13 @@ static void child(struct placement *pl, char **cmd)
 		rm_warnx("%s", msg);
 		_exit(EXIT_RUN_FAILED);
 	}
+	/* its I/O limits when rm-storage set some (a hierarchy of their own on cgroup v1) */
+	if (rm_io_attach(pl->name, getpid(), &msg)) {
+		rm_warnx("%s", msg);
+		_exit(EXIT_RUN_FAILED);
+	}
+	if (pl->io_only)
+		goto exec;
 	/* the resctrl group by task as well: a group's CPUs only count for the default group's
 	 * tasks */
 	if (pl->resctrl_name && rm_resctrl_attach(pl->resctrl_root, pl->resctrl_name, getpid(),
@@ -215,6 +230,7 @@ static void child(struct placement *pl, char **cmd)
 		}
 		numa_free_nodemask(nodes);
 	}
+exec:
 	execvp(cmd[0], cmd);
 	rm_warnx("cannot run '%s': %s", cmd[0],
 		strerror(errno));
@@ -255,7 +271,8 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 		run_options, run_parse, "[--count N | --owner NAME | --shared] -- COMMAND [ARGS...]",
 		"Run COMMAND in an owner's cgroup, on its CPUs, with its memory bound to their NUMA "
 		"nodes. With --count the CPUs are allocated first (to --owner, or to run-PID) and "
-		"released when the command ends; with --owner alone an existing allocation is used. "
+		"released when the command ends; with --owner alone an existing allocation is used "
+		"(an owner with rm-storage I/O limits alone runs in its I/O cgroup, on any CPU). "
 		"Exits with the command's status (its signal is raised again). Before COMMAND "
 		"starts: 1, 2 or 3 as for alloc; 125: placing it failed, 126: it cannot run, "
 		"127: not found.",
