@@ -24,7 +24,7 @@ if [ -z "${RM_LAB_CACHE:-}" ]; then
 fi
 JOBS=${RM_LAB_JOBS:-2}
 TIMEOUT=${RM_LAB_TIMEOUT:-600} # seconds a boot may take, tests included
-TOOLS="rm-topo rm-cpuset rm-hugepages rm-devices rm-class rm-bench"
+TOOLS="rm-topo rm-cpuset rm-hugepages rm-devices rm-class rm-bench rm-storage"
 
 # ---- shapes -------------------------------------------------------------------------------
 # NAME KERNEL MACHINE CGROUP "KERNEL ARGUMENTS" "TESTS"
