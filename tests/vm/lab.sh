@@ -33,7 +33,7 @@ TOOLS="rm-topo rm-cpuset rm-hugepages rm-devices rm-class rm-bench rm-storage"
 #            a pxb-pcie expander on node 1 with an NVMe controller behind a root port)
 #   CGROUP: v2 (cgroup v2 only, cgroup_no_v1=all) or v1 (v1 controllers, v2 at unified/)
 SHAPES=(
-	"numa-6.12 6.12 numa4 v2 - topology,cpuset,hotplug,hugepages,devices,bench,quiet"
+	"numa-6.12 6.12 numa4 v2 - topology,cpuset,hotplug,hugepages,devices,bench,quiet,storage"
 	"numa-6.1 6.1 numa4 v2 - topology,cpuset,hotplug,hugepages,quiet"
 	"v1-6.1 6.1 numa4 v1 - cpuset-v1,hugepages-v1,quiet"
 	"isolcpus-6.12 6.12 numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus,quiet"
@@ -141,6 +141,11 @@ build_base() {
 		[ -e "$root/usr/$b" ] || ln -s /usr/bin/busybox "$root/usr/$b"
 	done
 	copy_with_libs "$root" /usr/bin/bash
+	# mke2fs for rm-storage's quota test (ext4 with the quota and project features)
+	if [ -x /usr/sbin/mke2fs ]; then
+		copy_with_libs "$root" /usr/sbin/mke2fs
+		[ -f /etc/mke2fs.conf ] && install -m 0644 /etc/mke2fs.conf "$root/etc/mke2fs.conf"
+	fi
 	for t in $TOOLS; do
 		[ -x "$BUILDDIR/$t" ] || die "$BUILDDIR/$t is not built"
 		copy_with_libs "$root" "$BUILDDIR/$t"
@@ -177,8 +182,10 @@ build_modules() { # build_modules KERNEL_DIR OUT.cpio
 		for dep in $(sed -n "s|^$path:||p" "$mdir/modules.dep"); do add "$dep"; done
 		order+=("$path")
 	}
-	for m in nvme; do
-		add "$(grep -o "^[^:]*/$m\.ko[.a-z]*" "$mdir/modules.dep" | head -n 1)"
+	# nvme for its disk; ext4 and quota_v2 for rm-storage's project quotas (built in: none)
+	for m in nvme ext4 quota_v2; do
+		m=$(grep -o "^[^:]*/$m\.ko[.a-z]*" "$mdir/modules.dep" | head -n 1)
+		[ -n "$m" ] && add "$m"
 	done
 	: >"$root/lab/modules"
 	for m in "${order[@]}"; do
