@@ -182,8 +182,9 @@ build_modules() { # build_modules KERNEL_DIR OUT.cpio
 		for dep in $(sed -n "s|^$path:||p" "$mdir/modules.dep"); do add "$dep"; done
 		order+=("$path")
 	}
-	# nvme for its disk; ext4 and quota_v2 for rm-storage's project quotas (built in: none)
-	for m in nvme ext4 quota_v2; do
+	# nvme for its disk; ext4 (with the crc32c its metadata checksums need) and quota_v2 for
+	# rm-storage's project quotas; a module built in is not found and not needed
+	for m in nvme crc32c_generic ext4 quota_v2; do
 		m=$(grep -o "^[^:]*/$m\.ko[.a-z]*" "$mdir/modules.dep" | head -n 1)
 		[ -n "$m" ] && add "$m"
 	done
