@@ -389,3 +389,22 @@ make_ext4() { # make_ext4 [MKFS-FEATURES [MOUNT-OPTIONS]]
 	usage_error "no quota of rm-storage on that directory" rm-storage usage "$BATS_TEST_TMPDIR"
 	[ ! -e "$RM_STATE_DIR/storage.state" ]
 }
+
+@test "not root: list, show and usage work; limit and quota need root and change nothing" {
+	require_root
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	local bin=$RM_BUILDDIR/rm-storage
+	# the default state directory: nobody cannot reach the test's
+	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- env -u RM_STATE_DIR "$@"; }
+	nobody test -x "$bin" || skip "$bin is not reachable for nobody"
+	DISK=$(rm-storage list -o disk -r | head -n 1)
+	run -0 nobody "$bin" list -o disk
+	assert_line "disk=$DISK"
+	run -0 nobody "$bin" show
+	run -0 nobody "$bin" usage
+	run -1 --separate-stderr nobody "$bin" limit "st-$$-nb" "$DISK" --write-bps 1M
+	assert_equal "$stderr" "rm-storage: changing limits and quotas needs root"
+	[ ! -d "/sys/fs/cgroup/blkio/rmtools/st-$$-nb" ] && [ ! -d "/sys/fs/cgroup/rmtools.slice/st-$$-nb" ]
+	run -1 --separate-stderr nobody "$bin" quota / 4M
+	assert_equal "$stderr" "rm-storage: changing limits and quotas needs root"
+}

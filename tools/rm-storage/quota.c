@@ -407,6 +407,9 @@ int cmd_quota(int argc, char **argv, struct rm_common *c)
 	if (a.inodes && st_parse_rate("--inodes", a.inodes, false, &inodes, &msg) < 0)
 		rm_usage_errx("%s", msg);
 	st_live_only(c, "quota");
+	/* quotactl(2) and FS_IOC_FSSETXATTR of another's directory need root; say so first */
+	if (geteuid() != 0 && !a.dry_run)
+		rm_errx(RM_EXIT_FAILURE, "changing limits and quotas needs root");
 	if (qdir_open(&q, a.dir, &msg) < 0) {
 		qdir_free(&q);
 		rm_usage_errx("%s", msg);
