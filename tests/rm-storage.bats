@@ -11,6 +11,7 @@ setup() {
 
 teardown() {
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
+	if [ -n "$MNT" ] && [ -d "$MNT" ]; then rmdir "$MNT"; fi
 	if [ -n "$LOOP" ]; then losetup -d "$LOOP" 2>/dev/null || true; fi
 	# the real cgroups of the owners made here, should a test fail half-way
 	local d
@@ -336,23 +337,27 @@ make_ext4() { # make_ext4 [MKFS-FEATURES [MOUNT-OPTIONS]]
 	truncate -s 64M "$BATS_TEST_TMPDIR/fs.img"
 	mkfs.ext4 -q -F -O "${1-quota,project}" "$BATS_TEST_TMPDIR/fs.img"
 	LOOP=$(losetup -f --show "$BATS_TEST_TMPDIR/fs.img") || skip "no loop device"
-	MNT=$BATS_TEST_TMPDIR/mnt
-	mkdir -p "$MNT"
+	# outside the test's directory, which nobody may not enter
+	MNT=$(mktemp -d /tmp/rm-storage.XXXXXX)
+	chmod 0755 "$MNT"
 	if ! mount -o "${2-prjquota}" "$LOOP" "$MNT" 2>/dev/null; then
-		MNT=''
 		skip "the kernel cannot mount ext4 with project quotas (CONFIG_QUOTA, CONFIG_QFMT_V2)"
 	fi
 }
 
 @test "quota: 4M on a directory of ext4: writing 8 MiB fails with EDQUOT near 4 MiB; usage; release" {
 	make_ext4
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
 	mkdir "$MNT/job" "$MNT/job/old"
 	echo old >"$MNT/job/old/file"
+	chmod 0777 "$MNT/job"
 	run -0 rm-storage quota "$MNT/job" 4M --owner st-$$-q --inodes 100
 	assert_output --regexp "^quota=$MNT/job project=[0-9]+ limit=4MiB used=[0-9]+KiB inodes=100 inodes_used=3 owner=st-$$-q fs=$MNT$"
 	# what was there before joins the project, what is made there inherits it
 	[ "$(lsattr -pd "$MNT/job/old" | awk '{ print $1 }')" -ne 0 ]
-	run dd if=/dev/zero of="$MNT/job/big" bs=1M count=8 conv=fsync
+	# as nobody: root's CAP_SYS_RESOURCE passes over hard limits
+	run setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		dd if=/dev/zero of="$MNT/job/big" bs=1M count=8 conv=fsync
 	assert_failure
 	assert_output --partial "Disk quota exceeded"
 	local size
@@ -366,7 +371,8 @@ make_ext4() { # make_ext4 [MKFS-FEATURES [MOUNT-OPTIONS]]
 	run -0 rm-storage release st-$$-q
 	[ "$(lsattr -pd "$MNT/job" | awk '{ print $1 }')" -eq 0 ]
 	rm "$MNT/job/big"
-	dd if=/dev/zero of="$MNT/job/big" bs=1M count=8 conv=fsync 2>/dev/null
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		dd if=/dev/zero of="$MNT/job/big" bs=1M count=8 conv=fsync 2>/dev/null
 	run -0 rm-storage usage
 	assert_output ""
 }
