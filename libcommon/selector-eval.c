@@ -3,6 +3,7 @@
  * plugin form. */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -108,6 +109,17 @@ static bool compare(const char *v, const struct lit *l, const struct rm_selector
 			return false;
 		*c = cmp_u64(u, l->u);
 		return true;
+	case LIT_DECIMAL: {
+		char *e;
+		double d;
+
+		errno = 0;
+		d = strtod(v, &e);
+		if (e == v || errno || (*e && strcmp(e, "%")) || d != d)
+			return false;
+		*c = (d > l->d) - (d < l->d);
+		return true;
+	}
 	case LIT_VERSION:
 		if (!parse_version(v, ver, &n))
 			return false;
@@ -316,6 +328,9 @@ static void format_lit(struct buf *b, const struct lit *l)
 		s = rm_size_format(l->u);
 		buf_puts(b, s);
 		free(s);
+		break;
+	case LIT_DECIMAL:
+		buf_puts(b, l->src);
 		break;
 	case LIT_VERSION:
 		for (unsigned i = 0; i < l->nver; i++)
