@@ -73,6 +73,7 @@ struct targets {
 	char *proc;                    /* SYSROOT/proc or /proc */
 	bool psi_off_said;
 	bool resctrl;                  /* resctrl monitoring is available */
+	unsigned hugetlb_sizes;        /* the hugetlb.*.current files cgroups have, ~0u: unknown */
 	void *rc;                      /* struct rm_resctrl when open */
 };
 

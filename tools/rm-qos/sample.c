@@ -106,6 +106,7 @@ void targets_find(struct targets *ts, char **owners, int nowners)
 
 			rm_usage_errx("invalid owner name: '%s'", s);
 		}
+	ts->hugetlb_sizes = ~0u;
 	ts->unified = rm_cgroup_unified(in->cgroup_root);
 	ts->proc = in->sysroot ? xasprintf("%s/proc", in->sysroot) : xstrdup("/proc");
 	if (ts->unified) {
@@ -280,20 +281,27 @@ static void read_io(const char *text, struct sample *s)
 	}
 }
 
-/* hugetlb.SIZE.current of each size the directory has, as "2MiB:N,1GiB:M" pages. */
-static char *read_hugetlb(const char *dir)
+/* hugetlb.SIZE.current of each size the directory has, as "2MiB:N,1GiB:M" pages. *SIZES: the
+ * sizes to read (bits of the table), found in the first directory read and kept for the rest. */
+static char *read_hugetlb(const char *dir, unsigned *sizes_found)
 {
 	static const struct { const char *file; uint64_t size; } sizes[] = {
 		{ "hugetlb.64KB.current", 64ull << 10 }, { "hugetlb.2MB.current", 2ull << 20 },
 		{ "hugetlb.32MB.current", 32ull << 20 }, { "hugetlb.1GB.current", 1ull << 30 },
 	};
 	char *out = NULL;
+	bool probe = *sizes_found == ~0u;
 
+	if (probe)
+		*sizes_found = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
-		char *v = read_file(dir, sizes[i].file), *sz, *next;
+		char *v, *sz, *next;
 
-		if (!v)
+		if (!probe && !(*sizes_found & 1u << i))
 			continue;
+		if (!(v = read_file(dir, sizes[i].file)))
+			continue;
+		*sizes_found |= 1u << i;
 		sz = rm_size_format(sizes[i].size);
 		next = xasprintf("%s%s%s:%llu", out ? out : "", out ? "," : "", sz,
 				 strtoull(v, NULL, 10) / sizes[i].size);
@@ -341,7 +349,7 @@ static void sample_cgroup(struct targets *ts, struct target *t, struct sample *s
 			s->ev_oom_kill = (long long)x;
 		free(v);
 	}
-	s->hugetlb = read_hugetlb(t->path);
+	s->hugetlb = read_hugetlb(t->path, &ts->hugetlb_sizes);
 	if ((v = read_file(t->path, "io.stat"))) {
 		read_io(v, s);
 		free(v);
