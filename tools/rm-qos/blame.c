@@ -98,7 +98,8 @@ static bool use_of(const struct target *t, const struct target *v, hwloc_const_b
 	case R_CPU:
 		if (!b->have_usage || !hwloc_bitmap_intersects(b->cpus, vcpus))
 			return false;
-		*use = (double)(b->usage_usec - a->usage_usec) / 1e6 / dt;
+		*use = b->usage_usec >= a->usage_usec
+		       ? (double)(b->usage_usec - a->usage_usec) / 1e6 / dt : 0;
 		return true;
 	case R_L3:
 		if (!b->have_llc || !v->cur.have_llc)
@@ -108,7 +109,7 @@ static bool use_of(const struct target *t, const struct target *v, hwloc_const_b
 	case R_MBM:
 		if (!a->have_mbm || !b->have_mbm || !v->cur.have_mbm)
 			return false;
-		*use = (double)(b->mbm - a->mbm) / (1 << 20) / dt;
+		*use = b->mbm >= a->mbm ? (double)(b->mbm - a->mbm) / (1 << 20) / dt : 0;
 		return true;
 	case R_IO: {
 		bool shared = false;
@@ -116,13 +117,13 @@ static bool use_of(const struct target *t, const struct target *v, hwloc_const_b
 		for (size_t i = 0; i < b->nio; i++)
 			for (size_t k = 0; k < v->cur.nio; k++)
 				if (!strcmp(b->io[i].dev, v->cur.io[k].dev)) {
-					unsigned long long was = 0;
+					unsigned long long was = 0, now;
 
 					for (size_t j = 0; j < a->nio; j++)
 						if (!strcmp(a->io[j].dev, b->io[i].dev))
 							was = a->io[j].rbytes + a->io[j].wbytes;
-					*use += (double)(b->io[i].rbytes + b->io[i].wbytes - was) /
-						(1 << 20) / dt;
+					now = b->io[i].rbytes + b->io[i].wbytes;
+					*use += now >= was ? (double)(now - was) / (1 << 20) / dt : 0;
 					shared = true;
 				}
 		return shared;
