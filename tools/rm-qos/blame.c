@@ -200,12 +200,12 @@ int cmd_blame(int argc, char **argv, struct rm_common *c)
 	use = xcalloc(nt * R_N * steps, sizeof(*use));
 	shares = xcalloc(nt * R_N, sizeof(*shares));
 	vcpus = hwloc_bitmap_alloc();
-	targets_sample(&ts);
+	targets_sample(&ts, false);
 	hwloc_bitmap_copy(vcpus, victim->cur.cpus);
 	with_siblings(vcpus);
 	for (size_t s = 0; s < steps; s++) {
 		sleep_ns(a.interval);
-		targets_sample(&ts);
+		targets_sample(&ts, false);
 		stall[s] = stall_of(victim);
 		stall_sum += stall[s];
 		for (size_t t = 0; t < nt; t++)

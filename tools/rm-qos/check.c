@@ -221,9 +221,9 @@ int cmd_check(int argc, char **argv, struct rm_common *c)
 	}
 	targets_find(&ts, names, all ? 0 : nnames);
 	free(names);
-	targets_sample(&ts);
+	targets_sample(&ts, false);
 	sleep_ns(a.interval);
-	targets_sample(&ts);
+	targets_sample(&ts, true);
 	out = rm_out_new(&c->out, "violations", viol_cols, ARRAY_SIZE(viol_cols), NULL, true);
 	for (size_t i = 0; i < ts.n; i++) {
 		struct mval v[M_N];

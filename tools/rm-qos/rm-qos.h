@@ -84,8 +84,9 @@ struct targets {
  */
 void targets_find(struct targets *ts, char **owners, int n);
 void targets_free(struct targets *ts);
-/* Read every target's files into its cur sample, after moving cur to prev. */
-void targets_sample(struct targets *ts);
+/* Read every target's files into its cur sample, after moving cur to prev: the counters rates
+ * are made of, and with FULL the values shown (memory, limits, events, huge pages) too. */
+void targets_sample(struct targets *ts, bool full);
 /* Sleep NS nanoseconds. */
 void sleep_ns(uint64_t ns);
 

@@ -314,7 +314,7 @@ static char *read_hugetlb(const char *dir, unsigned *sizes_found)
 }
 
 static void sample_cgroup(struct targets *ts, struct target *t, struct sample *s,
-			  const struct rm_irq_counts *irqs)
+			  const struct rm_irq_counts *irqs, bool full)
 {
 	char *v;
 	unsigned long long x;
@@ -333,14 +333,18 @@ static void sample_cgroup(struct targets *ts, struct target *t, struct sample *s
 		read_psi(v, &s->psi[k]);
 		free(v);
 	}
-	if ((v = read_file(t->path, "memory.current"))) {
+	/* values, not counters: only the sample shown needs them */
+	if (full && (v = read_file(t->path, "memory.current"))) {
 		s->have_current = true;
 		s->mem_current = strtoull(v, NULL, 10);
 		free(v);
 	}
-	s->mem_high = read_file(t->path, "memory.high");
-	s->mem_max = read_file(t->path, "memory.max");
-	if ((v = read_file(t->path, "memory.events"))) {
+	if (full) {
+		s->mem_high = read_file(t->path, "memory.high");
+		s->mem_max = read_file(t->path, "memory.max");
+		s->hugetlb = read_hugetlb(t->path, &ts->hugetlb_sizes);
+	}
+	if (full && (v = read_file(t->path, "memory.events"))) {
 		if (keyed(v, "high", &x))
 			s->ev_high = (long long)x;
 		if (keyed(v, "max", &x))
@@ -349,7 +353,6 @@ static void sample_cgroup(struct targets *ts, struct target *t, struct sample *s
 			s->ev_oom_kill = (long long)x;
 		free(v);
 	}
-	s->hugetlb = read_hugetlb(t->path, &ts->hugetlb_sizes);
 	if ((v = read_file(t->path, "io.stat"))) {
 		read_io(v, s);
 		free(v);
@@ -412,7 +415,7 @@ static void sample_system(struct targets *ts, struct sample *s)
 	s->usage_usec = all > ours ? all - ours : 0;
 }
 
-void targets_sample(struct targets *ts)
+void targets_sample(struct targets *ts, bool full)
 {
 	struct rm_irq_counts irqs;
 	char *msg = NULL;
@@ -432,7 +435,7 @@ void targets_sample(struct targets *ts)
 		if (t->kind == TARGET_SYSTEM)
 			sample_system(ts, &t->cur);
 		else
-			sample_cgroup(ts, t, &t->cur, have_irqs ? &irqs : NULL);
+			sample_cgroup(ts, t, &t->cur, have_irqs ? &irqs : NULL, full);
 	}
 	if (have_irqs)
 		rm_irq_counts_free(&irqs);

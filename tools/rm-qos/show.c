@@ -101,10 +101,10 @@ static int run(int argc, char **argv, struct rm_common *c, bool watch)
 		opts.mode = RM_OUT_TABLE;
 	targets_find(&ts, a.owners, a.n);
 	free(a.owners);
-	targets_sample(&ts);
+	targets_sample(&ts, false);
 	for (long round = 0; a.count < 0 || round < a.count; round++) {
 		sleep_ns(a.interval);
-		targets_sample(&ts);
+		targets_sample(&ts, true);
 		if (redraw)
 			fputs("\033[H\033[2J", stdout);
 		print_round(&ts, &opts);
