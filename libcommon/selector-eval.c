@@ -98,6 +98,9 @@ static bool compare(const char *v, const struct lit *l, const struct rm_selector
 			*c = l->i < 0 ? 1 : cmp_u64(u, (uint64_t)l->i);
 			return true;
 		}
+		if (l->metric) /* a measurement such as 0.52: compared as a decimal */
+			return compare(v, &(struct lit){ .kind = LIT_DECIMAL, .d = (double)l->i },
+				       NULL, c);
 		return false;
 	case LIT_HEX:
 		if (!parse_hex(v, &u))

@@ -150,6 +150,7 @@ struct lit {
 	unsigned nver;
 	double d;          /* DECIMAL (RM_SELECTOR_METRICS): 1.5, or 1% with percent */
 	bool percent;
+	bool metric;       /* INT (RM_SELECTOR_METRICS): also compares with decimal values */
 	char *src;         /* the literal as written, for messages */
 };
 

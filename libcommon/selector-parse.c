@@ -359,6 +359,7 @@ static int lex_number(struct parser *ps, struct token *t)
 		return 0;
 	}
 	t->lit.kind = LIT_INT;
+	t->lit.metric = ps->flags & RM_SELECTOR_METRICS;
 	if (!parse_int(text, &t->lit.i)) /* digits only here: too large */
 		return fail_at(ps, t->line, t->column, "integer out of range: '%s'", text);
 	return 0;

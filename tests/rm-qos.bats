@@ -55,6 +55,7 @@ teardown() {
 	usage_error "invalid interval: '0s'" rm-qos show --interval 0s
 	usage_error "invalid interval: 'soon'" rm-qos show --interval soon
 	usage_error "unknown field: 'nope'" rm-qos show -o owner,nope
+	usage_error "a described topology has no cgroup or /proc files to measure" rm-qos --topology "package:1 core:2 pu:1" show
 }
 
 @test "show: without PSI it says so once and shows the rest" {
@@ -83,6 +84,8 @@ teardown() {
 
 @test "check: SLOs met exit 0 and print nothing" {
 	run -0 --separate-stderr rm-qos check --interval 10ms --slo 'web: cpu.pressure.some < 1% and memory.oom_kill == 0 and memory.current <= 1MiB'
+	assert_output ''
+	run -0 --separate-stderr rm-qos check --interval 10ms --slo '*: cpu.used < 1 and cpu_throttled == 0 and irqs < 10'
 	assert_output ''
 }
 

@@ -386,6 +386,9 @@ static void selftest_metrics(void)
 		{ "cpu.pressure.some < 1%", "cpu.pressure.some", "-", NULL, NULL, 0 },
 		{ "cpu.used >= 1.5", "cpu.used", "1.25", NULL, NULL, 0 },
 		{ "cpu.used >= 1.5", "cpu.used", "10.0", NULL, NULL, 1 },
+		{ "cpu.used < 1", "cpu.used", "0.00", NULL, NULL, 1 },
+		{ "cpu.used < 1", "cpu.used", "1.25", NULL, NULL, 0 },
+		{ "a.irqs == 0", "a.irqs", "0.0", NULL, NULL, 1 },
 		{ "a.b_c == 0 and memory.current < 1GiB", "a.b_c", "0", "memory.current", "512MiB",
 		  1 },
 	};

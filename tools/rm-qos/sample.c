@@ -98,8 +98,8 @@ void targets_find(struct targets *ts, char **owners, int nowners)
 
 	memset(ts, 0, sizeof(*ts));
 	if (in->topology)
-		rm_usage_errx("rm-qos reads cgroup and /proc files, which a described topology does "
-			      "not have: '%s' (use --sysroot)", in->topology);
+		rm_usage_errx("a described topology has no cgroup or /proc files to measure: '%s' "
+			      "(use --sysroot)", in->topology);
 	for (int i = 0; i < nowners; i++)
 		if (!rm_name_valid(owners[i])) {
 			char *s = rm_record_show(owners[i], strlen(owners[i]));
