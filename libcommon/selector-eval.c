@@ -3,6 +3,7 @@
  * plugin form. */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -97,6 +98,9 @@ static bool compare(const char *v, const struct lit *l, const struct rm_selector
 			*c = l->i < 0 ? 1 : cmp_u64(u, (uint64_t)l->i);
 			return true;
 		}
+		if (l->metric) /* a measurement such as 0.52: compared as a decimal */
+			return compare(v, &(struct lit){ .kind = LIT_DECIMAL, .d = (double)l->i },
+				       NULL, c);
 		return false;
 	case LIT_HEX:
 		if (!parse_hex(v, &u))
@@ -108,6 +112,17 @@ static bool compare(const char *v, const struct lit *l, const struct rm_selector
 			return false;
 		*c = cmp_u64(u, l->u);
 		return true;
+	case LIT_DECIMAL: {
+		char *e;
+		double d;
+
+		errno = 0;
+		d = strtod(v, &e);
+		if (e == v || errno || (*e && strcmp(e, "%")) || d != d)
+			return false;
+		*c = (d > l->d) - (d < l->d);
+		return true;
+	}
 	case LIT_VERSION:
 		if (!parse_version(v, ver, &n))
 			return false;
@@ -316,6 +331,9 @@ static void format_lit(struct buf *b, const struct lit *l)
 		s = rm_size_format(l->u);
 		buf_puts(b, s);
 		free(s);
+		break;
+	case LIT_DECIMAL:
+		buf_puts(b, l->src);
 		break;
 	case LIT_VERSION:
 		for (unsigned i = 0; i < l->nver; i++)

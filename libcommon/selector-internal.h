@@ -137,7 +137,7 @@ static inline long next_char(const char **p)
 
 /* ---- the tree ---- */
 
-enum lit_kind { LIT_STRING, LIT_INT, LIT_HEX, LIT_SIZE, LIT_VERSION };
+enum lit_kind { LIT_STRING, LIT_INT, LIT_HEX, LIT_SIZE, LIT_VERSION, LIT_DECIMAL };
 
 #define MAX_VERSION 16 /* components of a version */
 
@@ -148,6 +148,9 @@ struct lit {
 	uint64_t u;        /* HEX, SIZE */
 	unsigned ver[MAX_VERSION]; /* VERSION */
 	unsigned nver;
+	double d;          /* DECIMAL (RM_SELECTOR_METRICS): 1.5, or 1% with percent */
+	bool percent;
+	bool metric;       /* INT (RM_SELECTOR_METRICS): also compares with decimal values */
 	char *src;         /* the literal as written, for messages */
 };
 

@@ -3,6 +3,7 @@
  * recursive-descent parser (evaluation and printing are in selector-eval.c). */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -126,6 +127,7 @@ struct parser {
 	struct token tok;
 	struct rm_selector_error *err;
 	int depth;
+	unsigned flags;          /* RM_SELECTOR_* */
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -273,10 +275,23 @@ static int lex_number(struct parser *ps, struct token *t)
 		dot |= *p == '.';
 		alpha |= is_alpha(*p);
 	}
+	if ((ps->flags & RM_SELECTOR_METRICS) && !alpha && *p == '%')
+		p++;
 	text = dupn(start, p - start);
 	ps->p = p;
 	t->end = p;
 	t->lit.src = text;
+	if ((ps->flags & RM_SELECTOR_METRICS) && !alpha && (dot || p[-1] == '%')) {
+		char *e;
+
+		t->lit.kind = LIT_DECIMAL;
+		t->lit.percent = p[-1] == '%';
+		errno = 0;
+		t->lit.d = strtod(text, &e);
+		if (e != text + strlen(text) - t->lit.percent || errno || !is_digit(e[-1]))
+			return fail_at(ps, t->line, t->column, "invalid number '%s'", text);
+		return 0;
+	}
 	if (neg && (alpha || dot))
 		return fail_at(ps, t->line, t->column,
 			       "invalid number '%s' (only integers take a sign)", text);
@@ -344,6 +359,7 @@ static int lex_number(struct parser *ps, struct token *t)
 		return 0;
 	}
 	t->lit.kind = LIT_INT;
+	t->lit.metric = ps->flags & RM_SELECTOR_METRICS;
 	if (!parse_int(text, &t->lit.i)) /* digits only here: too large */
 		return fail_at(ps, t->line, t->column, "integer out of range: '%s'", text);
 	return 0;
@@ -420,7 +436,9 @@ static int next(struct parser *ps)
 		}
 		if (is_alpha(*p)) {
 			t->kind = T_IDENT;
-			while (is_alpha(*ps->p) || is_digit(*ps->p))
+			while (is_alpha(*ps->p) || is_digit(*ps->p) ||
+			       ((ps->flags & RM_SELECTOR_METRICS) && ps->p[0] == '.' &&
+				is_alpha(ps->p[1])))
 				ps->p++;
 			t->end = ps->p;
 			return 0;
@@ -481,6 +499,29 @@ static void add_flat(struct node *n, struct node *kid)
 	node_free(kid);
 }
 
+/* A record key, or with RM_SELECTOR_METRICS keys joined by dots (cpu.pressure.some). */
+static bool valid_field(const struct parser *ps, const char *name)
+{
+	char *copy, *part, *save = NULL;
+	bool ok = true;
+
+	if (!(ps->flags & RM_SELECTOR_METRICS))
+		return rm_record_valid_key(name);
+	if (!*name || name[strlen(name) - 1] == '.')
+		return false;
+	copy = xstrdup(name);
+	for (part = strtok_r(copy, ".", &save); part && ok; part = strtok_r(NULL, ".", &save))
+		ok = rm_record_valid_key(part);
+	free(copy);
+	return ok && !strstr(name, "..");
+}
+
+/* The device field NAME, or NULL when unknown or the fields are measurements. */
+static const struct rm_selector_field *field_known(const struct parser *ps, const char *name)
+{
+	return ps->flags & RM_SELECTOR_METRICS ? NULL : known_field(name);
+}
+
 /* A field name at the current token into *FIELD (allocated); -1 with an error saying CONTEXT. */
 static int take_field(struct parser *ps, char **field, const char *context)
 {
@@ -489,7 +530,7 @@ static int take_field(struct parser *ps, char **field, const char *context)
 	if (ps->tok.kind != T_IDENT || is_keyword(ps))
 		return fail_found(ps, "expected a field name%s", context);
 	name = dupn(ps->tok.start, ps->tok.end - ps->tok.start);
-	if (!rm_record_valid_key(name)) {
+	if (!valid_field(ps, name)) {
 		fail_at(ps, ps->tok.line, ps->tok.column,
 			"invalid field name '%s' (lower-case letters, digits and '_')", name);
 		free(name);
@@ -599,7 +640,7 @@ static struct node *parse_comparison(struct parser *ps)
 	n->column = ps->tok.column;
 	if (take_field(ps, &n->field, ", 'has', 'not' or '('") || next(ps))
 		goto fail;
-	n->known = known_field(n->field);
+	n->known = field_known(ps, n->field);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		if (ps->tok.kind != ops[i])
 			continue;
@@ -657,7 +698,7 @@ static struct node *parse_comparison(struct parser *ps)
 		n->known = NULL; /* any string goes: the type check is done */
 		if (take_value(ps, n, "~"))
 			goto fail;
-		n->known = known_field(n->field);
+		n->known = field_known(ps, n->field);
 		return n;
 	}
 	fail_found(ps, "expected an operator (== != < <= > >= in ~) after '%s'", n->field);
@@ -725,7 +766,7 @@ static struct node *parse_unary(struct parser *ps)
 		n->column = ps->tok.column;
 		if (take_field(ps, &n->field, " in 'has(...)'") || next(ps))
 			goto fail;
-		n->known = known_field(n->field);
+		n->known = field_known(ps, n->field);
 		if (ps->tok.kind != T_RPAREN) {
 			fail_found(ps, "expected ')' after 'has(%s'", n->field);
 			goto fail;
@@ -777,7 +818,14 @@ static struct node *parse_or(struct parser *ps)
 
 int rm_selector_parse(const char *text, struct rm_selector **sel, struct rm_selector_error *err)
 {
-	struct parser ps = { .text = text, .p = text, .line = 1, .bol = text, .err = err };
+	return rm_selector_parse_flags(text, 0, sel, err);
+}
+
+int rm_selector_parse_flags(const char *text, unsigned flags, struct rm_selector **sel,
+			    struct rm_selector_error *err)
+{
+	struct parser ps = { .text = text, .p = text, .line = 1, .bol = text, .err = err,
+			     .flags = flags };
 	struct node *root = NULL;
 
 	memset(err, 0, sizeof(*err));

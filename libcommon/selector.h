@@ -35,6 +35,16 @@ struct rm_selector_error {
  * type-checked: "memory >= 16" is refused, sizes are expected for memory.
  */
 int rm_selector_parse(const char *text, struct rm_selector **sel, struct rm_selector_error *err);
+
+/*
+ * Flags of rm_selector_parse_flags. RM_SELECTOR_METRICS: the fields are measurements, not device
+ * fields (none is type-checked), may be dotted (cpu.pressure.some), and numbers with a fraction
+ * (1.5) or a percent sign (1%, 0.5%) are decimals, compared with a field's number (a trailing '%'
+ * in the field's value is ignored: percentages are numbers of percent) instead of as versions.
+ */
+enum { RM_SELECTOR_METRICS = 1 << 0 };
+int rm_selector_parse_flags(const char *text, unsigned flags, struct rm_selector **sel,
+			    struct rm_selector_error *err);
 void rm_selector_free(struct rm_selector *sel);
 void rm_selector_error_free(struct rm_selector_error *err);
 

@@ -4,7 +4,7 @@
 load test_helper
 
 # The tools whose man page, --help and completions are checked against each other.
-TOOLS=(rm-topo rm-cpuset rm-hugepages rm-devices rm-bench rm-class rm-storage)
+TOOLS=(rm-topo rm-cpuset rm-hugepages rm-devices rm-bench rm-class rm-storage rm-qos)
 MAN7="$RM_SRCDIR/man/rmtools.7"
 MAN1="$RM_SRCDIR/man/rm-topo.1" # for the tests of rm-topo's page alone
 
@@ -275,8 +275,8 @@ setup() {
 				[[ $text == *"no output-mode options"* ]] || problems+=" $tool $cmd:says-nothing"
 			fi
 		done
-		# every command of rm-bench prints records
-		[ "$without" -gt 0 ] || [ "$tool" = rm-bench ]
+		# every command of rm-bench and of rm-qos prints records
+		[ "$without" -gt 0 ] || [ "$tool" = rm-bench ] || [ "$tool" = rm-qos ]
 	done
 	assert_equal "$problems" ""
 }

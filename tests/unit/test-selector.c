@@ -371,6 +371,62 @@ static void selftest_explain(void)
 	rm_selector_free(sel);
 }
 
+/* RM_SELECTOR_METRICS: dotted fields, decimals and percentages; the plain parser refuses them. */
+static void selftest_metrics(void)
+{
+	/* records of the fields FIELD (and FIELD2) holding VALUE (VALUE2): the record format has
+	 * no dotted keys, rm-qos sets them */
+	static const struct {
+		const char *expr, *field, *value, *field2, *value2;
+		int want;
+	} cases[] = {
+		{ "cpu.pressure.some < 1%", "cpu.pressure.some", "0.52", NULL, NULL, 1 },
+		{ "cpu.pressure.some < 1%", "cpu.pressure.some", "12.50", NULL, NULL, 0 },
+		{ "cpu.pressure.some < 1%", "cpu.pressure.some", "0.5%", NULL, NULL, 1 },
+		{ "cpu.pressure.some < 1%", "cpu.pressure.some", "-", NULL, NULL, 0 },
+		{ "cpu.used >= 1.5", "cpu.used", "1.25", NULL, NULL, 0 },
+		{ "cpu.used >= 1.5", "cpu.used", "10.0", NULL, NULL, 1 },
+		{ "cpu.used < 1", "cpu.used", "0.00", NULL, NULL, 1 },
+		{ "cpu.used < 1", "cpu.used", "1.25", NULL, NULL, 0 },
+		{ "a.irqs == 0", "a.irqs", "0.0", NULL, NULL, 1 },
+		{ "a.b_c == 0 and memory.current < 1GiB", "a.b_c", "0", "memory.current", "512MiB",
+		  1 },
+	};
+	static const char *const bad[] = { "a. == 1", "a..b == 1", "a < 1.2.3", "a < 1e5%" };
+	struct rm_selector_error e;
+	struct rm_selector *sel;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rm_record rec = { 0 };
+		char *s;
+
+		if (rm_selector_parse_flags(cases[i].expr, RM_SELECTOR_METRICS, &sel, &e)) {
+			CHECK(0, "metrics '%s' does not parse: %s", cases[i].expr, e.what);
+			rm_selector_error_free(&e);
+			continue;
+		}
+		rm_record_set(&rec, "o", "a");
+		rm_record_set(&rec, cases[i].field, cases[i].value);
+		if (cases[i].field2)
+			rm_record_set(&rec, cases[i].field2, cases[i].value2);
+		CHECK(rm_selector_match(sel, &rec) == cases[i].want, "metrics '%s' on %s=%s: "
+		      "expected %d", cases[i].expr, cases[i].field, cases[i].value, cases[i].want);
+		s = rm_selector_format(sel);
+		CHECK(!strcmp(s, cases[i].expr), "metrics canonical '%s' of '%s'", s, cases[i].expr);
+		free(s);
+		rm_record_free(&rec);
+		rm_selector_free(sel);
+		CHECK(rm_selector_parse(cases[i].expr, &sel, &e) < 0, "plain parser takes '%s'",
+		      cases[i].expr);
+		rm_selector_error_free(&e);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(rm_selector_parse_flags(bad[i], RM_SELECTOR_METRICS, &sel, &e) < 0,
+		      "metrics parser takes '%s'", bad[i]);
+		rm_selector_error_free(&e);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -412,6 +468,7 @@ int main(int argc, char **argv)
 		selftest_canonical();
 		selftest_depth();
 		selftest_explain();
+		selftest_metrics();
 		printf("%d checks, %d failed\n", checks, failures);
 		return failures ? RM_EXIT_FAILURE : 0;
 	} else {

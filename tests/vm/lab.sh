@@ -24,7 +24,7 @@ if [ -z "${RM_LAB_CACHE:-}" ]; then
 fi
 JOBS=${RM_LAB_JOBS:-2}
 TIMEOUT=${RM_LAB_TIMEOUT:-600} # seconds a boot may take, tests included
-TOOLS="rm-topo rm-cpuset rm-hugepages rm-devices rm-class rm-bench rm-storage"
+TOOLS="rm-topo rm-cpuset rm-hugepages rm-devices rm-class rm-bench rm-storage rm-qos"
 
 # ---- shapes -------------------------------------------------------------------------------
 # NAME KERNEL MACHINE CGROUP "KERNEL ARGUMENTS" "TESTS"
@@ -33,7 +33,7 @@ TOOLS="rm-topo rm-cpuset rm-hugepages rm-devices rm-class rm-bench rm-storage"
 #            a pxb-pcie expander on node 1 with an NVMe controller behind a root port)
 #   CGROUP: v2 (cgroup v2 only, cgroup_no_v1=all) or v1 (v1 controllers, v2 at unified/)
 SHAPES=(
-	"numa-6.12 6.12 numa4 v2 - topology,cpuset,hotplug,hugepages,devices,bench,quiet,storage"
+	"numa-6.12 6.12 numa4 v2 psi=1 topology,cpuset,hotplug,hugepages,devices,bench,quiet,storage,qos"
 	"numa-6.1 6.1 numa4 v2 - topology,cpuset,hotplug,hugepages,quiet"
 	"v1-6.1 6.1 numa4 v1 - cpuset-v1,hugepages-v1,quiet"
 	"isolcpus-6.12 6.12 numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus,quiet"

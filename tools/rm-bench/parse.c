@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "rm-bench.h"
 #include "size.h"
 #include "xalloc.h"
@@ -31,28 +32,7 @@ int parse_runs(struct argp_state *state, const char *arg)
 
 int parse_duration(const char *arg, uint64_t *ns)
 {
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
-	};
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end == arg || errno || !isfinite(v) || v < 0 || *arg == '-' || *arg == '+')
-		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
-		if (!strcmp(end, units[i].unit)) {
-			v *= units[i].ns;
-			if (v > 1e18)
-				return -1;
-			*ns = (uint64_t)(v + 0.5);
-			return 0;
-		}
-	return -1;
+	return rm_duration_parse(arg, ns);
 }
 
 uint64_t parse_size(struct argp_state *state, const char *opt, const char *arg)

@@ -1,0 +1,141 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# rm-qos over a fake cgroup v2 tree: show, watch, check (SLOs) and blame.
+
+load test_helper
+load rm-qos/helper
+
+setup() {
+	BUSY=()
+	setup_qos
+}
+
+teardown() {
+	stop_busy
+}
+
+@test "show: a record per owner of the tree, the pool and the system, values as read" {
+	run -0 --separate-stderr rm-qos show --interval 10ms -o +memory_high,memory_max,hugepages,cpus,cpu_some_avg10,irqs
+	assert_equal "${#lines[@]}" 4
+	assert_line -n 0 --regexp '^owner=db kind=owner cpu_used=0\.00 cpu_throttled=0\.00 cpu_some=0\.00 memory_some=0\.00 io_some=0\.00 memory_current=1GiB memory_high_events=3 memory_oom_kill=2 io_read=0B io_write=0B memory_high=768MiB memory_max=max hugepages=2MiB:4,1GiB:0 cpus=2-3 cpu_some_avg10=2\.50 irqs=0\.0$'
+	assert_line -n 1 --partial 'owner=web kind=owner '
+	assert_line -n 2 --regexp '^owner=shared kind=pool .* cpus=0-1,6-7 .* irqs=-$'
+	assert_line -n 3 --regexp '^owner=system kind=system cpu_used=0\.00 .*cpu_some_avg10=1\.25 '
+	assert_equal "$stderr" ""
+}
+
+@test "show: owners of the states without a cgroup have unknown values" {
+	printf 'owner=batch cpus=6 pid=-\n' >"$BATS_TEST_TMPDIR/records"
+	cat >"$RM_STATE_DIR/cpuset.state" <<-END
+	rmtools_state=cpuset version=1 records=1 checksum=$(python3 -c 'import sys,zlib;print("%08x"%zlib.crc32(open(sys.argv[1],"rb").read()))' "$BATS_TEST_TMPDIR/records")
+	owner=batch cpus=6 pid=-
+	END
+	run -0 rm-qos show --interval 10ms -o owner,kind,cpu_used,memory_current
+	[ "$status" -eq 0 ] || fail "$output"
+	assert_line -n 0 'owner=batch kind=owner cpu_used=- memory_current=-'
+	assert_line -n 1 --partial 'owner=db '
+}
+
+@test "show OWNER: only the owners named; shared and system by name" {
+	run -0 rm-qos show --interval 10ms -o owner,kind web system shared
+	assert_output $'owner=web kind=owner\nowner=system kind=system\nowner=shared kind=pool'
+}
+
+@test "show: JSON numbers and sizes in bytes; --list-columns" {
+	run -0 rm-qos show --interval 10ms -J -o owner,memory_current,cpu_some_avg10 db
+	assert_output --partial '"memory_current": 1073741824'
+	assert_output --partial '"cpu_some_avg10": 2.50'
+	run -0 rm-qos show --list-columns
+	assert_line --partial 'column=cpu_throttled '
+	assert_line --partial 'column=llc_occupancy '
+}
+
+@test "show: invalid input exits 2" {
+	usage_error "invalid owner name: '../x'" rm-qos show ../x
+	usage_error "invalid interval: '0s'" rm-qos show --interval 0s
+	usage_error "invalid interval: 'soon'" rm-qos show --interval soon
+	usage_error "unknown field: 'nope'" rm-qos show -o owner,nope
+	usage_error "a described topology has no cgroup or /proc files to measure" rm-qos --topology "package:1 core:2 pu:1" show
+}
+
+@test "show: without PSI it says so once and shows the rest" {
+	rm -r "$S/proc/pressure"
+	for f in cpu memory io; do rm "$CG/rmtools.slice/"*/"$f.pressure"; done
+	run -0 --separate-stderr rm-qos show --interval 10ms -o owner,cpu_some,memory_current db
+	assert_output 'owner=db cpu_some=- memory_current=1GiB'
+	assert_equal "$stderr" "rm-qos: pressure stall information is off (boot with psi=1): showing the rest"
+}
+
+@test "show: a throttled busy owner has CPU use, a throttled share and CPU pressure" {
+	busy db
+	run -0 rm-qos show --interval 300ms -o owner,cpu_used,cpu_throttled,cpu_some db web
+	[[ ${lines[0]} =~ ^owner=db\ cpu_used=([0-9.]+)\ cpu_throttled=([0-9.]+)\ cpu_some=([0-9.]+)$ ]] ||
+		fail "${lines[0]}"
+	awk -v u="${BASH_REMATCH[1]}" -v t="${BASH_REMATCH[2]}" -v s="${BASH_REMATCH[3]}" \
+		'BEGIN { exit !(u > 0.05 && t > 50 && s > 1) }' || fail "${lines[0]}"
+	assert_line -n 1 'owner=web cpu_used=0.00 cpu_throttled=0.00 cpu_some=0.00'
+}
+
+@test "watch --count: a record per owner per round on a pipe" {
+	run -0 rm-qos watch --interval 10ms --count 3 -o owner db web
+	assert_output $'owner=db\nowner=web\nowner=db\nowner=web\nowner=db\nowner=web'
+	usage_error "invalid count: '0'" rm-qos watch --count 0
+}
+
+@test "check: SLOs met exit 0 and print nothing" {
+	run -0 --separate-stderr rm-qos check --interval 10ms --slo 'web: cpu.pressure.some < 1% and memory.oom_kill == 0 and memory.current <= 1MiB'
+	assert_output ''
+	run -0 --separate-stderr rm-qos check --interval 10ms --slo '*: cpu.used < 1 and cpu_throttled == 0 and irqs < 10'
+	assert_output ''
+}
+
+@test "check: a violated SLO is a record naming the owner, the clause and the value; exit 1" {
+	run -1 rm-qos check --interval 10ms --slo 'db: memory.oom_kill == 0 and memory.current < 2GiB'
+	assert_output 'violation=db slo="memory.oom_kill == 0 and memory.current < 2GiB" clause="memory.oom_kill == 0" field=memory.oom_kill value=2 source=expression'
+}
+
+@test "check: an SLO file with comments, '*' for every owner, record names and avg10" {
+	cat >"$BATS_TEST_TMPDIR/slo" <<-'END'
+	# the database and everyone else
+	db: cpu.pressure.some.avg10 < 1.5%
+
+	*: memory_high_events == 0 or kind == "pool"
+	END
+	run -1 rm-qos check --interval 10ms --slo "$BATS_TEST_TMPDIR/slo"
+	assert_line -n 0 "violation=db slo=\"cpu.pressure.some.avg10 < 1.5%\" clause=\"cpu.pressure.some.avg10 < 1.5%\" field=cpu.pressure.some.avg10 value=2.50 source=$BATS_TEST_TMPDIR/slo:2"
+	assert_line -n 1 --partial 'violation=db slo="memory_high_events == 0 or kind == \"pool\""'
+	assert_equal "${#lines[@]}" 3
+}
+
+@test "check: a busy owner violates cpu.pressure.some < 1%" {
+	busy db
+	run -1 rm-qos check --interval 300ms --slo 'db: cpu.pressure.some < 1%' --slo 'web: cpu.pressure.some < 1%'
+	assert_equal "${#lines[@]}" 1
+	assert_line -n 0 --regexp '^violation=db slo="cpu.pressure.some < 1%" clause="cpu.pressure.some < 1%" field=cpu.pressure.some value=[0-9.]+ source=expression$'
+}
+
+@test "check: bad SLOs exit 2 before anything is read" {
+	usage_error "no SLO given" rm-qos check
+	usage_error "expression: column 25: invalid number '1.2.3%'" rm-qos check --slo 'db: cpu.pressure.some < 1.2.3%'
+	usage_error "expression: invalid owner name: '../db'" rm-qos check --slo '../db: cpu.used < 1'
+	usage_error "cannot read SLO file 'nonexistent'" rm-qos check --slo nonexistent
+	printf 'db cpu.used < 1\n' >"$BATS_TEST_TMPDIR/bad"
+	usage_error "$BATS_TEST_TMPDIR/bad:1: expected 'OWNER: EXPRESSION'" rm-qos check --slo "$BATS_TEST_TMPDIR/bad"
+}
+
+@test "blame: the busy owner sharing the victim's CPUs ranks first" {
+	echo 2-5 >"$CG/rmtools.slice/web/cpuset.cpus.effective"
+	busy web
+	busy db
+	run -0 rm-qos blame db --window 600ms --interval 200ms
+	assert_line -n 0 --regexp '^neighbour=web owner=db resource=cpu score=1\.000 correlation=[-0-9.]+ use=[0-9.]+ stall=[0-9.]+$'
+	assert_line --partial 'neighbour=web owner=db resource=io '
+	refute_line --partial 'neighbour=shared owner=db resource=cpu'
+}
+
+@test "blame: invalid input exits 2" {
+	usage_error "no OWNER given" rm-qos blame
+	usage_error "no such owner: 'nobody'" rm-qos blame nobody --window 10ms --interval 10ms
+	usage_error "the window is shorter than the interval" rm-qos blame db --window 10ms --interval 1s
+	usage_error "invalid owner name: '-x'" rm-qos blame -- -x
+}
