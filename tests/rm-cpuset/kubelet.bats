@@ -182,3 +182,37 @@ kubelet_valid() {
 	done
 	[ "$n" -ge 20 ]
 }
+
+@test "README: the rm-cpuset plan, then its kubelet and Slurm lines run as printed; the kubelet and slurmd read them" {
+	local readme="$RM_SRCDIR/README.md" section line kubelet slurm dir="$BATS_TEST_TMPDIR/etc"
+	section=$(sed -n '/^## rm-cpuset$/,/^## /p' "$readme")
+	kubelet=$(grep -E '^    rm-cpuset export kubelet ' <<<"$section" | sed 's/^    //; s/ *# .*//')
+	slurm=$(grep -E '^    rm-cpuset export slurm ' <<<"$section" | sed 's/^    //; s/ *# .*//')
+	[ -n "$kubelet" ] && [ -n "$slurm" ]
+	mkdir -p "$dir/kubernetes/kubelet.conf.d" "$dir/slurm"
+	# the plan's commands ("$ " lines) run in one shell with the export lines after them, the
+	# drop-in written below $dir instead of /etc
+	TMPDIR=$BATS_TEST_TMPDIR run -0 bash -c "$(sed -n 's/^    \$ //p' <<<"$section" | sed 's/ *# .*//')
+		${kubelet//\/etc\//$dir/}
+		$slurm --node-name \$(hostname -s) >'$dir/slurm/node.conf'"
+	run -0 cat "$dir/kubernetes/kubelet.conf.d/50-rmtools-cpuset.conf"
+	assert_line 'reservedSystemCPUs: "0-5"'
+	assert_line "#   2-5: owner db's exclusive CPUs"
+	kubelet_valid 36 <"$dir/kubernetes/kubelet.conf.d/50-rmtools-cpuset.conf"
+	# slurmd -G parses slurm.conf and cgroup.conf (beside it) and fails on an unknown key
+	command -v slurmd >/dev/null || skip "slurmd is absent (apt-get install slurmd)"
+	{
+		echo "ClusterName=rmtools-test"
+		echo "SlurmctldHost=localhost"
+		sed '/^# cgroup.conf/,$d' "$dir/slurm/node.conf"
+		echo "PartitionName=all Nodes=ALL"
+	} >"$dir/slurm/slurm.conf"
+	sed -n '/^# cgroup.conf/,$p' "$dir/slurm/node.conf" >"$dir/slurm/cgroup.conf"
+	run -0 grep -c '^Constrain' "$dir/slurm/cgroup.conf"
+	assert_output 3
+	run -0 grep -c '^NodeName=.* CpuSpecList=0-5 MemSpecLimit=1024$' "$dir/slurm/slurm.conf"
+	run -0 slurmd -f "$dir/slurm/slurm.conf" -G
+	# and the check has teeth: a misspelt key fails
+	sed -i 's/CpuSpecList=/CpuSpecLis=/' "$dir/slurm/slurm.conf"
+	run -1 slurmd -f "$dir/slurm/slurm.conf" -G
+}
