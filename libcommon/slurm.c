@@ -10,46 +10,33 @@
 #include "sysfs.h"
 #include "xalloc.h"
 
-/* Cores below OBJ. */
-static unsigned cores_below(hwloc_topology_t topo, hwloc_obj_t obj)
-{
-	return (unsigned)hwloc_get_nbobjs_inside_cpuset_by_type(topo, obj->cpuset, HWLOC_OBJ_CORE);
-}
-
 int rm_slurm_node(hwloc_topology_t topo, struct rm_slurm_node *n, char **errmsg)
 {
 	int npkg = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
 	int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
 	int npus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
-	unsigned sockets = 0, per = 0;
+	hwloc_obj_t root = hwloc_get_root_obj(topo);
+	unsigned sockets = npkg > 0 ? (unsigned)npkg : 1, boards = 1;
 
 	memset(n, 0, sizeof(*n));
 	if (ncores <= 0 || npus <= 0) {
 		*errmsg = xasprintf("the topology has no cores: Slurm cannot describe it");
 		return -1;
 	}
-	/* slurmd counts the packages that hold cores; with none, the machine is one socket */
-	for (int i = 0; i < npkg; i++) {
-		unsigned k = cores_below(topo, hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE,
-								   (unsigned)i));
-
-		if (!k)
-			continue;
-		if (per && k != per) {
-			*errmsg = xasprintf("the sockets have different numbers of cores (%u and %u): "
-					    "Slurm cannot describe them in one NodeName line", per, k);
-			return -1;
-		}
-		per = k;
-		sockets++;
+	/* slurmd (xcpuinfo.c) takes groups below the machine object for boards; without packages
+	 * it prints SocketsPerBoard=0, which says nothing: one board then */
+	if (npkg > 0 && root->arity && root->children[0]->type == HWLOC_OBJ_GROUP)
+		boards = (unsigned)hwloc_get_nbobjs_by_depth(topo, root->children[0]->depth);
+	if (!boards)
+		boards = 1;
+	if ((unsigned)ncores % sockets) {
+		*errmsg = xasprintf("%d cores are not a multiple of %u sockets: Slurm cannot "
+				    "describe them in one NodeName line", ncores, sockets);
+		return -1;
 	}
-	if (!sockets) {
-		sockets = 1;
-		per = (unsigned)ncores;
-	}
-	if (per * sockets != (unsigned)ncores) {
-		*errmsg = xasprintf("%d cores are not %u sockets of %u: Slurm cannot describe them",
-				    ncores, sockets, per);
+	if (sockets % boards) {
+		*errmsg = xasprintf("%u sockets are not a multiple of %u boards: Slurm cannot "
+				    "describe them in one NodeName line", sockets, boards);
 		return -1;
 	}
 	for (int i = 0; i < ncores; i++) {
@@ -64,8 +51,9 @@ int rm_slurm_node(hwloc_topology_t topo, struct rm_slurm_node *n, char **errmsg)
 		}
 	}
 	n->cpus = (unsigned)npus;
-	n->sockets = sockets;
-	n->cores_per_socket = per;
+	n->boards = boards;
+	n->sockets = sockets / boards;
+	n->cores_per_socket = (unsigned)ncores / sockets;
 	n->threads_per_core = (unsigned)(npus / ncores);
 	return 0;
 }

@@ -10,16 +10,18 @@
 /* The hardware fields of slurmd -C's NodeName line. */
 struct rm_slurm_node {
 	unsigned cpus;             /* CPUs= : the PUs */
-	unsigned sockets;          /* SocketsPerBoard= (Boards=1): packages holding cores, or 1 */
+	unsigned boards;           /* Boards= : the groups right below the machine, or 1 */
+	unsigned sockets;          /* SocketsPerBoard= : the packages (or 1) over the boards */
 	unsigned cores_per_socket; /* CoresPerSocket= */
 	unsigned threads_per_core; /* ThreadsPerCore= */
 };
 
 /*
- * Count TOPO as slurmd -C does (hwloc packages, cores and PUs). Slurm describes a node by three
- * numbers, so every socket must have as many cores and every core as many CPUs: returns 0, or
- * -1 with *ERRMSG allocated when they differ (a hybrid CPU, a sibling offline) or TOPO has no
- * cores.
+ * Count TOPO as slurmd -C does (hwloc groups right below the machine as boards, packages,
+ * cores and PUs; cores per socket are the cores over the sockets). Slurm describes a node by
+ * these numbers, so the sockets must divide the cores, the boards the sockets, and every core
+ * must have as many CPUs: returns 0, or -1 with *ERRMSG allocated when they do not (a hybrid
+ * CPU, a sibling offline) or TOPO has no cores.
  */
 int rm_slurm_node(hwloc_topology_t topo, struct rm_slurm_node *n, char **errmsg);
 

@@ -224,17 +224,18 @@ refused() {
 }
 
 @test "export kubelet: a drop-in matching the reservation" {
-	refused 2 "no CPUs are reserved" cs export kubelet
+	refused 2 "no CPUs are reserved or allocated" cs export kubelet
 	run -0 cs reserve 0-1 --strict
 	run -0 cs export kubelet --full-pcpus-only --policy single-numa-node
-	assert_line --index 2 'apiVersion: kubelet.config.k8s.io/v1beta1'
-	assert_line --index 3 'kind: KubeletConfiguration'
-	assert_line --index 4 'cpuManagerPolicy: static'
-	assert_line --index 5 'cpuManagerPolicyOptions:'
-	assert_line --index 6 '  full-pcpus-only: "true"'
-	assert_line --index 7 '  strict-cpu-reservation: "true"'
-	assert_line --index 8 'reservedSystemCPUs: "0-1"'
-	assert_line --index 9 'topologyManagerPolicy: single-numa-node'
+	assert_line --index 3 "#   0-1: rm-cpuset's reserved pool"
+	assert_line --index 4 'apiVersion: kubelet.config.k8s.io/v1beta1'
+	assert_line --index 5 'kind: KubeletConfiguration'
+	assert_line --index 6 'cpuManagerPolicy: static'
+	assert_line --index 7 'cpuManagerPolicyOptions:'
+	assert_line --index 8 '  full-pcpus-only: "true"'
+	assert_line --index 9 '  strict-cpu-reservation: "true"'
+	assert_line --index 10 'reservedSystemCPUs: "0-1"'
+	assert_line --index 11 'topologyManagerPolicy: single-numa-node'
 	refused 2 "align-by-socket" cs export kubelet --align-by-socket --policy single-numa-node
 	refused 2 "unknown export format: 'nomad'" cs export nomad
 	refused 2 "--root is for systemd" cs export kubelet --root /tmp

@@ -235,6 +235,7 @@ refused() {
 	    hugepages-2Mi: 768Mi
 	EOF
 	)"
+	[[ $stderr == *"export kubelet is deprecated"*"'rm-cpuset export kubelet'"* ]]
 	[[ $stderr == *"the kubelet cannot reserve huge pages"*"reservedMemory"* ]]
 	[[ $stderr == *"restart it"* ]]
 	refused 2 "unknown format: 'systemd'" rm-hugepages export systemd

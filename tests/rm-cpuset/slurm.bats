@@ -89,7 +89,9 @@ hwloc_li() {
 	run -0 rm-cpuset --topology "$T2" reserve 0-1,16-17 --strict
 	run -0 rm-cpuset --topology "$T2" export slurm --node-name n --mem-spec-limit 1G
 	assert_line --index 0 "# slurm.conf NodeName line from rm-cpuset export slurm; CpuSpecList= holds Slurm's abstract CPU IDs (Linux CPUs 0-1,16-17)"
-	assert_line --index 1 'NodeName=n CPUs=32 Boards=1 SocketsPerBoard=2 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=4096 CpuSpecList=0-1,16-17 MemSpecLimit=1024'
+	assert_line --index 1 "# CpuSpecList: the CPUs rmtools gave out, on which Slurm runs no job:"
+	assert_line --index 2 "#   0-1,16-17: rm-cpuset's reserved pool"
+	assert_line --index 3 'NodeName=n CPUs=32 Boards=1 SocketsPerBoard=2 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=4096 CpuSpecList=0-1,16-17 MemSpecLimit=1024'
 	run -0 node_line --topology "$T2" --mem-spec-limit 1536MiB
 	[ "$(key MemSpecLimit "$output")" = 1536 ]
 }

@@ -60,13 +60,39 @@ sys.exit(1 if errors else 0)' "$SCHEMA"
 		idx=$((idx + 1))
 	done < <(gpu list --type gpu -o device,numa,dev_nodes -r)
 	[ "$idx" -eq 8 ]
-	# the AMD GPU's /dev/kfd and vfio's container node are shared; no NUMA node is "-"
+	# the AMD GPU's /dev/kfd and vfio's container node go with their own device only, not with
+	# every device of the spec; no NUMA node is "-"
 	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi | jq -c '[.containerEdits, .devices[].containerEdits.deviceNodes]'"
-	assert_output '[{"deviceNodes":[{"path":"/dev/kfd"},{"path":"/dev/vfio/vfio"}]},[{"path":"/dev/dri/renderD128"}],[{"path":"/dev/vfio/77"}]]'
+	assert_output '[null,[{"path":"/dev/dri/renderD128"},{"path":"/dev/kfd"}],[{"path":"/dev/vfio/77"},{"path":"/dev/vfio/vfio"}]]'
 	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi --type accel | jq -c '.devices[0].containerEdits.env'"
 	assert_output '["RM_DEVICE_ACCEL0_PCI=0000:d8:00.0","RM_DEVICE_ACCEL0_NUMA=-"]'
 	run -3 bash -c "rm-devices --sysroot '$MIXED' export cdi --type ib --vendor-domain example.com 2>&1"
 	assert_output "rm-devices: no ib devices to export"
+}
+
+# Validate standard input against the upstream CDI 1.1.0 schema (../shared/reference/schemas).
+cdi_valid_upstream() {
+	local dir="${RM_SCHEMAS:-$RM_SRCDIR/../shared/reference/schemas}/cdi"
+	[ -d "$dir" ] || skip "../shared/reference/schemas is absent"
+	"$RM_SRCDIR/tests/schema-check.py" "$dir/schema.json"
+}
+
+@test "export cdi: NICs move their interfaces with netDevices (CDI 1.1.0); every spec passes CDI 1.1.0's schema" {
+	local t
+	run -0 mixed export cdi --type nic
+	cdi_valid_upstream <<<"$output"
+	run -0 jq -r '.cdiVersion' <<<"$output"
+	assert_output 1.1.0
+	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi --type nic | jq -c '.devices[] | select(.name == \"nic9\") | .containerEdits.netDevices'"
+	assert_output '[{"hostInterfaceName":"enp94s0np0","name":"enp94s0np0"}]'
+	for t in gpu accel fpga; do
+		run -0 mixed export cdi --type "$t"
+		cdi_valid_upstream <<<"$output"
+	done
+	run -0 gpu export cdi
+	cdi_valid_upstream <<<"$output"
+	# the check has teeth: a path that is no string fails
+	run -1 cdi_valid_upstream < <(gpu export cdi | jq '.devices[0].containerEdits.deviceNodes[0].path = 1')
 }
 
 @test "export cdi: --vendor-domain names the kind; --output writes the file atomically" {

@@ -2,6 +2,7 @@
 /* rm-cpuset export (kubelet, slurm, systemd) and apply: the state as other tools' configuration. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -28,14 +29,48 @@ static const char *const kubelet_options[] = {
 };
 #define NOPTIONS ARRAY_SIZE(kubelet_options)
 
+/* The kubelet releases export kubelet knows: 1.KUBELET_MIN to 1.KUBELET_MAX. */
+#define KUBELET_MIN 30
+#define KUBELET_MAX 36
+#define KUBELET_NVERSIONS (KUBELET_MAX - KUBELET_MIN + 1)
+
+/* An option's stage in a release: unknown (the kubelet refuses to start), alpha, beta, GA. */
+enum stage { NO = 0, AL, BE, GA };
+
+/*
+ * The CPU Manager (cpu = true) and Topology Manager policy options by release, from the
+ * kubelet's policy_options.go sets and the KEPs (the tables of kubelet-options.md): an alpha
+ * option needs its manager's *PolicyAlphaOptions gate, a beta one its *PolicyBetaOptions gate.
+ */
+static const struct policy_option {
+	const char *name;
+	bool cpu;
+	enum stage stage[KUBELET_NVERSIONS]; /* 1.30 ... 1.36 */
+} policy_options[] = {
+	{ "full-pcpus-only", true, { BE, BE, BE, GA, GA, GA, GA } },
+	{ "distribute-cpus-across-numa", true, { AL, AL, AL, BE, BE, BE, BE } },
+	{ "align-by-socket", true, { AL, AL, AL, AL, AL, AL, AL } },
+	{ "distribute-cpus-across-cores", true, { NO, AL, AL, AL, AL, AL, AL } },
+	{ "prefer-align-cpus-by-uncorecache", true, { NO, NO, AL, AL, BE, BE, GA } },
+	{ "strict-cpu-reservation", true, { NO, NO, AL, BE, BE, GA, GA } },
+	{ "prefer-closest-numa-nodes", false, { BE, BE, GA, GA, GA, GA, GA } },
+	{ "max-allowable-numa-nodes", false, { NO, BE, BE, BE, BE, GA, GA } },
+};
+
+/* The Topology Manager refuses a machine of more NUMA nodes without max-allowable-numa-nodes. */
+#define KUBELET_MAX_NUMA 8
+
 enum { OPT_OPTION0 = 0x400, OPT_POLICY = 0x480, OPT_ROOT, OPT_NODE_NAME, OPT_MEM_SPEC,
-       OPT_OUTPUT_FILE = 'o' };
+       OPT_KUBELET_VERSION, OPT_CLOSEST, OPT_CGROUP_CONF, OPT_OUTPUT_FILE = 'o' };
 
 struct export_args {
 	const char *format;
 	struct rm_cpualloc_opts opts;
 	bool given[NOPTIONS];
 	int policy; /* -1: not given */
+	int kubelet_minor;        /* kubelet: the release 1.N, 0 when not given */
+	bool closest;             /* kubelet: prefer-closest-numa-nodes */
+	bool cgroup_conf;         /* slurm: cgroup.conf lines too */
 	const char *root;
 	const char *node_name;    /* slurm: NULL for the host name */
 	uint64_t mem_spec;        /* slurm: MemSpecLimit in MiB, 0 when not given */
@@ -50,6 +85,11 @@ static const struct argp_option export_options[] = {
 	{ "distribute-cpus-across-cores", OPT_OPTION0 + 3, NULL, 0, "kubelet: the policy option", 0 },
 	{ "prefer-align-cpus-by-uncorecache", OPT_OPTION0 + 4, NULL, 0,
 	  "kubelet: the policy option", 0 },
+	{ "kubelet-version", OPT_KUBELET_VERSION, "X.Y", 0,
+	  "kubelet: the release to configure, 1.30 to 1.36 (default 1.36): only its options, "
+	  "with the feature gates they need", 0 },
+	{ "prefer-closest-numa-nodes", OPT_CLOSEST, NULL, 0,
+	  "kubelet: the Topology Manager policy option", 0 },
 	{ "root", OPT_ROOT, "DIR", 0,
 	  "systemd: write the drop-in files under DIR (/ for this system) instead of printing them",
 	  0 },
@@ -57,6 +97,8 @@ static const struct argp_option export_options[] = {
 	  "slurm: the NodeName (default the host name up to its first dot)", 0 },
 	{ "mem-spec-limit", OPT_MEM_SPEC, "SIZE", 0,
 	  "slurm: add MemSpecLimit=, SIZE (whole MiB, e.g. 8G) withheld from jobs", 0 },
+	{ "cgroup-conf", OPT_CGROUP_CONF, NULL, 0,
+	  "slurm: add the cgroup.conf lines that make Slurm enforce the node line", 0 },
 	{ "output", OPT_OUTPUT_FILE, "FILE", 0,
 	  "slurm: write FILE atomically instead of standard output", 0 },
 	{ 0 }
@@ -90,6 +132,23 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 		if ((a->policy = rm_tm_policy_parse(arg)) < 0)
 			argp_error(state, "unknown policy: '%s' (none, best-effort, restricted, "
 				   "single-numa-node)", arg);
+		break;
+	case OPT_KUBELET_VERSION: {
+		unsigned minor;
+		int end = 0;
+
+		if (sscanf(arg, "1.%u%n", &minor, &end) != 1 || arg[end] || !isdigit((unsigned char)arg[2]) ||
+		    minor < KUBELET_MIN || minor > KUBELET_MAX)
+			argp_error(state, "unknown kubelet version: '%s' (1.%d to 1.%d)", arg,
+				   KUBELET_MIN, KUBELET_MAX);
+		a->kubelet_minor = (int)minor;
+		break;
+	}
+	case OPT_CLOSEST:
+		a->closest = true;
+		break;
+	case OPT_CGROUP_CONF:
+		a->cgroup_conf = true;
 		break;
 	case OPT_ROOT:
 		/* "" would name / by accident, as "$ROOT" unset in a script does */
@@ -138,12 +197,19 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--root is for systemd");
 		if (strcmp(a->format, "kubelet") && a->policy >= 0)
 			argp_error(state, "--policy is for kubelet");
+		if (strcmp(a->format, "kubelet") && (a->kubelet_minor || a->closest))
+			argp_error(state, "--%s is for kubelet", a->closest ? "prefer-closest-numa-nodes" :
+				   "kubelet-version");
+		if (a->closest && (a->policy < 0 || a->policy == RM_TM_NONE))
+			argp_error(state, "--prefer-closest-numa-nodes needs a Topology Manager --policy "
+				   "other than none");
 		for (size_t i = 0; i < NOPTIONS; i++)
 			if (strcmp(a->format, "kubelet") && a->given[i])
 				argp_error(state, "--%s is for kubelet", kubelet_options[i]);
-		if (strcmp(a->format, "slurm") && (a->node_name || a->mem_spec || a->output))
+		if (strcmp(a->format, "slurm") && (a->node_name || a->mem_spec || a->output ||
+						     a->cgroup_conf))
 			argp_error(state, "--%s is for slurm", a->node_name ? "node-name" :
-				   a->mem_spec ? "mem-spec-limit" : "output");
+				   a->mem_spec ? "mem-spec-limit" : a->output ? "output" : "cgroup-conf");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -151,33 +217,148 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static void export_kubelet(struct pool *p, struct export_args *a, const char *reserved)
+/* The CPUs rmtools gave out into GIVEN: the reserved pool and every owner's CPUs. With F, a
+ * comment line per part saying why, each starting with PREFIX. */
+static void given_out(const struct pool *p, hwloc_bitmap_t given, FILE *f, const char *prefix)
 {
-	char *msg = NULL;
-	int rc;
-	bool any = p->strict;
+	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+	char *list;
+
+	hwloc_bitmap_or(given, p->reserved, p->exclusive);
+	if (f && !hwloc_bitmap_iszero(p->reserved)) {
+		list = rm_cpulist_format(p->reserved);
+		fprintf(f, "%s%s: rm-cpuset's reserved pool\n", prefix, list);
+		free(list);
+	}
+	for (size_t i = 0; f && i < p->st.nrecords; i++) {
+		const struct rm_record *r = &p->st.records[i];
+
+		if (strcmp(rm_record_kind(r), "owner"))
+			continue;
+		pool_owner_cpus(r, cpus);
+		list = rm_cpulist_format(cpus);
+		fprintf(f, "%s%s: owner %s's exclusive CPUs\n", prefix, list, rm_record_get(r, "owner"));
+		free(list);
+	}
+	hwloc_bitmap_free(cpus);
+}
+
+static const struct policy_option *policy_option(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(policy_options); i++)
+		if (!strcmp(policy_options[i].name, name))
+			return &policy_options[i];
+	abort();
+}
+
+/* The first release that knows option O, as 1.N. */
+static int option_since(const struct policy_option *o)
+{
+	for (int v = 0; v < KUBELET_NVERSIONS; v++)
+		if (o->stage[v] != NO)
+			return KUBELET_MIN + v;
+	return 0;
+}
+
+/*
+ * A KubeletConfiguration drop-in for the kubelet's --config-dir keeping the kubelet off every
+ * CPU rmtools gave out: reservedSystemCPUs holds them, and strict-cpu-reservation keeps the
+ * pods of the shared pool off them too when owners hold some (without it the kubelet runs
+ * best-effort and burstable pods on reservedSystemCPUs).
+ */
+static void export_kubelet(struct pool *p, struct export_args *a)
+{
+	const char *names[ARRAY_SIZE(policy_options)];
+	bool owners = !hwloc_bitmap_iszero(p->exclusive), gates[2][2] = { { false } };
+	int minor = a->kubelet_minor ? a->kubelet_minor : KUBELET_MAX, rc;
+	int numa = hwloc_get_nbobjs_by_type(p->t->topo, HWLOC_OBJ_NUMANODE);
+	hwloc_bitmap_t given = hwloc_bitmap_alloc();
+	size_t n = 0;
+	char *msg = NULL, *list;
+	bool tm_any = false;
 
 	if ((rc = rm_cpualloc_check_opts(p->ct, &a->opts, a->policy < 0 ? RM_TM_NONE : a->policy,
-					 &msg)))
+					 &msg))) {
+		hwloc_bitmap_free(given);
+		pool_close(p);
 		pool_fail(rc, msg);
-	printf("# KubeletConfiguration drop-in from rm-cpuset, e.g.\n"
-	       "# /etc/kubernetes/kubelet.conf.d/50-rmtools-cpuset.conf\n"
-	       "apiVersion: kubelet.config.k8s.io/v1beta1\n"
-	       "kind: KubeletConfiguration\n"
-	       "cpuManagerPolicy: static\n");
-	for (size_t i = 0; i < NOPTIONS; i++)
-		any |= a->given[i];
-	if (any) {
-		puts("cpuManagerPolicyOptions:");
-		for (size_t i = 0; i < NOPTIONS; i++)
-			if (a->given[i])
-				printf("  %s: \"true\"\n", kubelet_options[i]);
-		if (p->strict)
-			puts("  strict-cpu-reservation: \"true\"");
 	}
-	printf("reservedSystemCPUs: \"%s\"\n", reserved);
+	for (size_t i = 0; i < NOPTIONS; i++)
+		if (a->given[i])
+			names[n++] = kubelet_options[i];
+	if (p->strict || owners)
+		names[n++] = "strict-cpu-reservation";
+	if (a->closest)
+		names[n++] = "prefer-closest-numa-nodes";
+	if (numa > KUBELET_MAX_NUMA && a->policy > RM_TM_NONE)
+		names[n++] = "max-allowable-numa-nodes";
+	/* every option known to the release, before anything is printed */
+	for (size_t i = 0; i < n; i++) {
+		const struct policy_option *o = policy_option(names[i]);
+		enum stage st = o->stage[minor - KUBELET_MIN];
+
+		if (st == NO) {
+			msg = xasprintf("kubelet 1.%d does not know the %s Manager policy option '%s' "
+					"(kubelet 1.%d and later do%s)", minor, o->cpu ? "CPU" : "Topology",
+					o->name, option_since(o),
+					!strcmp(o->name, "strict-cpu-reservation") ?
+					(owners ? "; it keeps the pods off the owners' CPUs" :
+						  "; it keeps the pods off a strict reservation") :
+					!strcmp(o->name, "max-allowable-numa-nodes") ?
+					"; it lets the Topology Manager run on more than 8 NUMA nodes" : "");
+			hwloc_bitmap_free(given);
+			pool_close(p);
+			pool_fail(RM_CPUALLOC_EINVAL, msg);
+		}
+		if (st == AL || st == BE)
+			gates[!o->cpu][st == BE] = true;
+		tm_any |= !o->cpu;
+	}
+	printf("# KubeletConfiguration drop-in from rm-cpuset for kubelet 1.%d: a file of the "
+	       "kubelet's\n# --config-dir, e.g. /etc/kubernetes/kubelet.conf.d/50-rmtools-cpuset.conf\n"
+	       "# reservedSystemCPUs: the CPUs rmtools gave out, which the kubelet gives no pod:\n",
+	       minor);
+	given_out(p, given, stdout, "#   ");
+	if (owners)
+		puts("# strict-cpu-reservation: no pod runs on them, not even in the shared pool");
+	puts("apiVersion: kubelet.config.k8s.io/v1beta1\n"
+	     "kind: KubeletConfiguration");
+	if (gates[0][0] || gates[0][1] || gates[1][0] || gates[1][1]) {
+		static const char *const gate_names[2][2] = {
+			{ "CPUManagerPolicyAlphaOptions", "CPUManagerPolicyBetaOptions" },
+			{ "TopologyManagerPolicyAlphaOptions", "TopologyManagerPolicyBetaOptions" },
+		};
+
+		puts("featureGates:");
+		for (int m = 0; m < 2; m++)
+			for (int b = 0; b < 2; b++)
+				if (gates[m][b])
+					printf("  %s: true\n", gate_names[m][b]);
+	}
+	puts("cpuManagerPolicy: static");
+	for (size_t i = 0, first = 1; i < n; i++)
+		if (policy_option(names[i])->cpu) {
+			if (first)
+				puts("cpuManagerPolicyOptions:");
+			first = 0;
+			printf("  %s: \"true\"\n", names[i]);
+		}
+	list = rm_cpulist_format(given);
+	printf("reservedSystemCPUs: \"%s\"\n", list);
+	free(list);
 	if (a->policy >= 0)
 		printf("topologyManagerPolicy: %s\n", rm_tm_policy_name(a->policy));
+	if (tm_any) {
+		puts("topologyManagerPolicyOptions:");
+		for (size_t i = 0; i < n; i++)
+			if (!policy_option(names[i])->cpu) {
+				if (!strcmp(names[i], "max-allowable-numa-nodes"))
+					printf("  %s: \"%d\"\n", names[i], numa);
+				else
+					printf("  %s: \"true\"\n", names[i]);
+			}
+	}
+	hwloc_bitmap_free(given);
 }
 
 /* The drop-ins of export systemd --root as they were, to put them back when one cannot be
@@ -353,7 +534,7 @@ static uint64_t real_memory(const struct pool *p)
 static char *slurm_text(struct pool *p, const struct export_args *a)
 {
 	hwloc_topology_t topo = p->t->topo;
-	hwloc_bitmap_t whole = hwloc_bitmap_alloc(), ids;
+	hwloc_bitmap_t whole = hwloc_bitmap_alloc(), ids, given;
 	struct rm_slurm_node n;
 	char *msg = NULL, *name, *text = NULL, *spec, *linux_cpus;
 	size_t len = 0;
@@ -366,7 +547,9 @@ static char *slurm_text(struct pool *p, const struct export_args *a)
 		pool_close(p);
 		pool_fail(RM_CPUALLOC_EINVAL, msg);
 	}
-	hwloc_bitmap_foreach_begin(cpu, p->reserved) {
+	given = hwloc_bitmap_alloc();
+	given_out(p, given, NULL, NULL);
+	hwloc_bitmap_foreach_begin(cpu, given) {
 		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, cpu);
 		hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : NULL;
 
@@ -374,15 +557,22 @@ static char *slurm_text(struct pool *p, const struct export_args *a)
 			hwloc_bitmap_or(whole, whole, core->cpuset);
 	}
 	hwloc_bitmap_foreach_end();
-	if (!hwloc_bitmap_isequal(whole, p->reserved)) {
-		char *have = rm_cpulist_format(p->reserved), *want = rm_cpulist_format(whole);
+	if (!hwloc_bitmap_isequal(whole, given)) {
+		char *have = rm_cpulist_format(given), *want = rm_cpulist_format(whole);
 
-		msg = xasprintf("the reserved CPUs are not whole cores, and Slurm widens CpuSpecList "
-				"to whole cores: '%s' (reserve the whole cores: 'rm-cpuset reserve %s')",
-				have, want);
+		if (hwloc_bitmap_iszero(p->exclusive))
+			msg = xasprintf("the reserved CPUs are not whole cores, and Slurm widens "
+					"CpuSpecList to whole cores: '%s' (reserve the whole cores: "
+					"'rm-cpuset reserve %s')", have, want);
+		else
+			msg = xasprintf("the CPUs reserved and allocated are not whole cores, and Slurm "
+					"widens CpuSpecList to whole cores: '%s' (the whole cores are "
+					"'%s': reserve them, or allocate with --full-pcpus-only)", have,
+					want);
 		free(have);
 		free(want);
 		hwloc_bitmap_free(whole);
+		hwloc_bitmap_free(given);
 		pool_close(p);
 		pool_fail(RM_CPUALLOC_EINVAL, msg);
 	}
@@ -391,6 +581,7 @@ static char *slurm_text(struct pool *p, const struct export_args *a)
 	if (a->mem_spec && real && a->mem_spec >= real) {
 		msg = xasprintf("MemSpecLimit must be less than RealMemory (%" PRIu64 " MiB): "
 				"'%" PRIu64 "MiB'", real, a->mem_spec);
+		hwloc_bitmap_free(given);
 		pool_close(p);
 		pool_fail(RM_CPUALLOC_EINVAL, msg);
 	}
@@ -398,19 +589,29 @@ static char *slurm_text(struct pool *p, const struct export_args *a)
 		rm_warnx("the topology states no memory size: RealMemory= left out");
 
 	ids = hwloc_bitmap_alloc();
-	rm_slurm_cpus(topo, p->reserved, n.threads_per_core, ids);
+	rm_slurm_cpus(topo, given, n.threads_per_core, ids);
 	name = node_name(a);
 	if (!(f = open_memstream(&text, &len)))
 		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	fputs("# slurm.conf NodeName line from rm-cpuset export slurm; CpuSpecList= holds Slurm's "
 	      "abstract CPU IDs", f);
 	if (!hwloc_bitmap_iszero(ids)) {
-		linux_cpus = rm_cpulist_format(p->reserved);
-		fprintf(f, " (Linux CPUs %s)", linux_cpus);
+		linux_cpus = rm_cpulist_format(given);
+		fprintf(f, " (Linux CPUs %s)\n", linux_cpus);
 		free(linux_cpus);
+		fputs("# CpuSpecList: the CPUs rmtools gave out, on which Slurm runs no job:\n", f);
+		given_out(p, given, f, "#   ");
+		/* CpuSpecList confines slurmd to those CPUs unless SlurmdOffSpec keeps it off them */
+		if (!hwloc_bitmap_iszero(p->exclusive))
+			fputs("# TaskPluginParam=SlurmdOffSpec keeps slurmd off them too, "
+			      "TaskPlugin=task/cgroup enforces it\n"
+			      "TaskPlugin=task/cgroup,task/affinity\n"
+			      "TaskPluginParam=SlurmdOffSpec\n", f);
 	}
-	fprintf(f, "\nNodeName=%s CPUs=%u Boards=1 SocketsPerBoard=%u CoresPerSocket=%u "
-		"ThreadsPerCore=%u", name, n.cpus, n.sockets, n.cores_per_socket,
+	if (hwloc_bitmap_iszero(ids))
+		fputc('\n', f);
+	fprintf(f, "NodeName=%s CPUs=%u Boards=%u SocketsPerBoard=%u CoresPerSocket=%u "
+		"ThreadsPerCore=%u", name, n.cpus, n.boards, n.sockets, n.cores_per_socket,
 		n.threads_per_core);
 	if (real)
 		fprintf(f, " RealMemory=%" PRIu64, real);
@@ -422,9 +623,18 @@ static char *slurm_text(struct pool *p, const struct export_args *a)
 	if (a->mem_spec)
 		fprintf(f, " MemSpecLimit=%" PRIu64, a->mem_spec);
 	fputc('\n', f);
+	if (a->cgroup_conf)
+		fprintf(f, "# cgroup.conf: Slurm's cgroups enforce CpuSpecList=%s and the devices of "
+			"gres.conf File=\n"
+			"CgroupPlugin=autodetect\n"
+			"ConstrainCores=yes\n"
+			"ConstrainDevices=yes\n%s",
+			a->mem_spec ? ", MemSpecLimit=" : "",
+			a->mem_spec ? "ConstrainRAMSpace=yes\n" : "");
 	if (fclose(f))
 		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	hwloc_bitmap_free(ids);
+	hwloc_bitmap_free(given);
 	free(name);
 	return text;
 }
@@ -470,14 +680,18 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 		pool_close(&p);
 		return RM_EXIT_SUCCESS;
 	}
+	if (!strcmp(a.format, "kubelet")) {
+		if (hwloc_bitmap_iszero(p.reserved) && hwloc_bitmap_iszero(p.exclusive))
+			rm_usage_errx("no CPUs are reserved or allocated: run 'rm-cpuset reserve' "
+				      "first (the kubelet's static policy needs reserved CPUs)");
+		export_kubelet(&p, &a);
+		pool_close(&p);
+		return RM_EXIT_SUCCESS;
+	}
 	if (hwloc_bitmap_iszero(p.reserved))
-		rm_usage_errx("no CPUs are reserved: run 'rm-cpuset reserve' first (the kubelet's "
-			      "static policy needs reserved CPUs)");
+		rm_usage_errx("no CPUs are reserved: run 'rm-cpuset reserve' first");
 	reserved = rm_cpulist_format(p.reserved);
-	if (!strcmp(a.format, "kubelet"))
-		export_kubelet(&p, &a, reserved);
-	else
-		export_systemd(&a, reserved);
+	export_systemd(&a, reserved);
 	free(reserved);
 	pool_close(&p);
 	return RM_EXIT_SUCCESS;

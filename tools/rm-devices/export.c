@@ -145,10 +145,11 @@ static void json_nodes(FILE *f, const struct rm_devnode *const *nodes, size_t n,
 
 /*
  * The lowest cdiVersion that has every feature the spec uses (SPEC.md's version ladder):
- * 0.5.0 for names starting with a digit, 0.6.0 for dots in the class. The rest written here
- * (deviceNodes with a path, env) is 0.3.0.
+ * 0.5.0 for names starting with a digit, 0.6.0 for dots in the class, 1.1.0 for netDevices.
+ * The rest written here (deviceNodes with a path, env) is 0.3.0. Runtimes refuse a version they
+ * do not know, so the lowest one that fits reaches the most of them.
  */
-static const char *cdi_version(const char *cls, const char *const *names, size_t n)
+static const char *cdi_version(const char *cls, const char *const *names, size_t n, bool net)
 {
 	const char *v = "0.3.0";
 
@@ -157,6 +158,8 @@ static const char *cdi_version(const char *cls, const char *const *names, size_t
 			v = "0.5.0";
 	if (strchr(cls, '.'))
 		v = "0.6.0";
+	if (net)
+		v = "1.1.0";
 	return v;
 }
 
@@ -169,56 +172,105 @@ struct export {
 	const char *sysroot;
 };
 
+/* Whether device D needs the node at PATH among its driver's shared nodes. */
+static bool needs_shared(const struct rm_device *d, const char *path)
+{
+	for (size_t k = 0; k < d->nshared; k++)
+		if (!strcmp(d->shared[k].path, path))
+			return true;
+	return false;
+}
+
+/* "netDevices": one entry per network interface of D (NETDEVS, a comma list), under its name. */
+static void json_netdevs(FILE *f, const char *netdevs, const char *indent)
+{
+	char *list = xstrdup(netdevs), *save = NULL;
+	size_t i = 0;
+
+	fputs("\"netDevices\": [", f);
+	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		fprintf(f, "%s\n%s  {\"hostInterfaceName\": ", i++ ? "," : "", indent);
+		json_string(f, name);
+		fputs(", \"name\": ", f);
+		json_string(f, name);
+		putc('}', f);
+	}
+	fprintf(f, "\n%s]", indent);
+	free(list);
+}
+
+/*
+ * The spec's containerEdits hold the driver nodes every device of the spec needs (nvidiactl for
+ * NVIDIA GPUs); a device's own containerEdits its nodes and the driver nodes only it and some
+ * others need (/dev/kfd for an AMD GPU, /dev/vfio/vfio for a vfio-bound one), so that a device
+ * requested alone gets no other driver's node. NICs and HCAs move their interfaces into the
+ * container with netDevices.
+ */
 static void write_cdi(FILE *f, const struct export *x)
 {
 	const char *cls = rm_devices_type_name(x->type);
-	const struct rm_devnode **shared = xcalloc(1, sizeof(*shared));
+	const struct rm_devnode **common = xcalloc(1, sizeof(*common));
 	char **names = xcalloc(x->n + 1, sizeof(*names));
-	size_t nshared = 0;
+	size_t ncommon = 0;
+	bool net = false;
 
 	for (size_t i = 0; i < x->n; i++) {
 		names[i] = rm_devices_name(x->sel[i]);
-		for (size_t k = 0; k < x->sel[i]->nshared; k++) {
-			const struct rm_devnode *s = &x->sel[i]->shared[k];
-			bool seen = false;
+		net |= x->sel[i]->netdevs && *x->sel[i]->netdevs;
+	}
+	/* the first device's shared nodes that every device needs */
+	for (size_t k = 0; x->n && k < x->sel[0]->nshared; k++) {
+		const struct rm_devnode *s = &x->sel[0]->shared[k];
+		bool all = true;
 
-			for (size_t j = 0; j < nshared && !seen; j++)
-				seen = !strcmp(shared[j]->path, s->path);
-			if (seen)
-				continue;
-			shared = xrealloc(shared, (nshared + 1) * sizeof(*shared));
-			shared[nshared++] = s;
-		}
+		for (size_t i = 1; i < x->n && all; i++)
+			all = needs_shared(x->sel[i], s->path);
+		if (!all)
+			continue;
+		common = xrealloc(common, (ncommon + 1) * sizeof(*common));
+		common[ncommon++] = s;
 	}
 	fprintf(f, "{\n  \"cdiVersion\": \"%s\",\n  \"kind\": ",
-		cdi_version(cls, (const char *const *)names, x->n));
+		cdi_version(cls, (const char *const *)names, x->n, net));
 	{
 		char *kind = xasprintf("%s/%s", x->e->domain ? x->e->domain : CDI_VENDOR_DEFAULT,
 				       cls);
 		json_string(f, kind);
 		free(kind);
 	}
-	/* the nodes every device of the driver needs (/dev/nvidiactl), applied with any device */
-	if (nshared) {
+	if (ncommon) {
 		fputs(",\n  \"containerEdits\": {\n    ", f);
-		json_nodes(f, shared, nshared, "    ");
+		json_nodes(f, common, ncommon, "    ");
 		fputs("\n  }", f);
 	}
 	fputs(",\n  \"devices\": [", f);
 	for (size_t i = 0; i < x->n; i++) {
 		const struct rm_device *d = x->sel[i];
-		const struct rm_devnode **own = xcalloc(d->nnodes + 1, sizeof(*own));
+		const struct rm_devnode **own = xcalloc(d->nnodes + d->nshared + 1, sizeof(*own));
 		char *up = xstrdup(names[i]), *env;
+		size_t nown = 0;
 
 		for (size_t k = 0; k < d->nnodes; k++)
-			own[k] = &d->nodes[k];
+			own[nown++] = &d->nodes[k];
+		for (size_t k = 0; k < d->nshared; k++) {
+			bool in_common = false;
+
+			for (size_t j = 0; j < ncommon && !in_common; j++)
+				in_common = !strcmp(common[j]->path, d->shared[k].path);
+			if (!in_common)
+				own[nown++] = &d->shared[k];
+		}
 		for (char *p = up; *p; p++)
 			*p = (char)toupper((unsigned char)*p);
 		fprintf(f, "%s\n    {\n      \"name\": ", i ? "," : "");
 		json_string(f, names[i]);
 		fputs(",\n      \"containerEdits\": {\n        ", f);
-		if (d->nnodes) {
-			json_nodes(f, own, d->nnodes, "        ");
+		if (nown) {
+			json_nodes(f, own, nown, "        ");
+			fputs(",\n        ", f);
+		}
+		if (d->netdevs && *d->netdevs) {
+			json_netdevs(f, d->netdevs, "        ");
 			fputs(",\n        ", f);
 		}
 		/* one name per device: CDI sets variables by name, so two devices' would clash */
@@ -241,7 +293,7 @@ static void write_cdi(FILE *f, const struct export *x)
 	for (size_t i = 0; i < x->n; i++)
 		free(names[i]);
 	free(names);
-	free(shared);
+	free(common);
 }
 
 /* Slurm's Type: the model in brackets of the pci.ids name, lower case, "_" for blanks. */

@@ -350,7 +350,8 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
 		NULL, export_parse, "kubelet",
-		"Print, as YAML, the huge pages the kubelet will advertise (hugepages-2Mi, "
+		"Deprecated: the kubelet reads no such file ('rm-cpuset export kubelet' writes its "
+		"configuration). Print, as YAML, the huge pages the kubelet will advertise (hugepages-2Mi, "
 		"hugepages-1Gi, ...) for the machine and for each NUMA node (its memory manager's "
 		"view), and warn about what the kubelet cannot do with them.",
 		NULL, NULL, NULL
@@ -409,6 +410,8 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 			free(res);
 		}
 	}
+	rm_warnx("warning: export kubelet is deprecated: the kubelet reads no such file; 'rm-cpuset "
+		 "export kubelet' writes the KubeletConfiguration drop-in");
 	rm_warnx("warning: the kubelet cannot reserve huge pages: a hugepages-* entry in "
 	       "reservedMemory, systemReserved or kubeReserved stops it from starting");
 	rm_warnx("warning: the kubelet reads the pools only when it starts: restart it after "
