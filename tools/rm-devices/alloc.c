@@ -324,7 +324,7 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	} else {
 		rc = rm_devices_hint(all, nall, cand, ncand,
 				     hwloc_topology_get_topology_nodeset(t->topo), a.count, provider,
-				     a.policy, what, hint, &msg);
+				     a.policy, NULL, NULL, what, hint, &msg);
 	}
 	if (!rc)
 		rc = rm_devices_choose(cand, ncand, a.count, hint, a.same_root, what, pick, &msg);
