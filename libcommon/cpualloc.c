@@ -142,16 +142,21 @@ struct rm_cputopo *rm_cputopo_new(const struct rm_topo *topology)
 	struct rm_cputopo *t;
 	struct cpu_rec *rec;
 	struct priv *p;
-	hwloc_obj_t pu = NULL;
+	hwloc_obj_t pu = NULL, *home;
 	unsigned i, n = 0;
+	int last;
 
 	if (npu <= 0)
 		return NULL;
 	rec = xcalloc(npu, sizeof(*rec));
+	/* the home nodes of all CPUs in one walk (rm_topo_cpu_node walks every node per CPU) */
+	last = hwloc_bitmap_last(hwloc_topology_get_complete_cpuset(topo));
+	home = xcalloc(last >= 0 ? (size_t)last + 1 : 1, sizeof(*home));
+	rm_topo_cpu_table(topology, last >= 0 ? (unsigned)last + 1 : 0, NULL, home);
 	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) && n < (unsigned)npu) {
 		hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
 		hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
-		hwloc_obj_t node = rm_topo_cpu_node(topology, pu->os_index);
+		hwloc_obj_t node = (int)pu->os_index <= last ? home[pu->os_index] : NULL;
 		struct cpu_rec *r = &rec[n++];
 
 		r->cpu = pu->os_index;
@@ -160,6 +165,7 @@ struct rm_cputopo *rm_cputopo_new(const struct rm_topo *topology)
 		r->core = core ? hwloc_bitmap_first(core->cpuset) : r->cpu;
 		r->uncore = uncore_id(pu, core, r->socket);
 	}
+	free(home);
 	qsort(rec, n, sizeof(*rec), cmp_rec);
 
 	t = xcalloc(1, sizeof(*t));

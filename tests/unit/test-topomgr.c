@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "check.h"
+#include "cpualloc.h"
+#include "topology.h"
 #include "topomgr.h"
 
 #define MAXN 256
@@ -380,8 +382,74 @@ static void options(void)
 	      rm_tm_policy_parse("strict") == -1, "policy names");
 }
 
-int main(void)
+/*
+ * time TOPOLOGY COUNT POLICY: load the synthetic TOPOLOGY, then time the Topology Manager's hint
+ * and the allocation of COUNT CPUs from the free CPUs (all but the first half of each node's)
+ * under POLICY, as rm-cpuset alloc does after its load. Prints the placement and the times.
+ */
+static int time_alloc(const char *spec, unsigned count, const char *policy)
 {
+	hwloc_topology_t topo;
+	struct rm_topo *rt;
+	struct rm_cputopo *t;
+	struct rm_cpualloc_opts o = { 0 };
+	hwloc_bitmap_t avail = hwloc_bitmap_alloc(), nodes = hwloc_bitmap_alloc();
+	hwloc_bitmap_t result = hwloc_bitmap_alloc();
+	hwloc_obj_t pu = NULL;
+	char *msg = NULL, *list;
+	double t0, t1, t2, t3;
+	int rc, pol = rm_tm_policy_parse(policy);
+	bool pref = false;
+
+	t0 = now();
+	if (pol < 0 || hwloc_topology_init(&topo) || hwloc_topology_set_synthetic(topo, spec) ||
+	    hwloc_topology_load(topo)) {
+		fprintf(stderr, "test-topomgr: bad topology or policy\n");
+		return 2;
+	}
+	rt = rm_topo_wrap(topo);
+	t = rm_cputopo_new(rt);
+	/* free: the odd cores' CPUs, a machine half full */
+	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)))
+		if (pu->os_index / 2 % 2)
+			hwloc_bitmap_set(avail, pu->os_index);
+	t1 = now();
+	rc = rm_cpualloc_hint(t, avail, count, NULL, (enum rm_tm_policy)pol, &o, nodes, &pref, &msg);
+	t2 = now();
+	if (!rc)
+		rc = rm_cpualloc_allocate(t, avail, NULL, count, &o, nodes, result, &msg);
+	t3 = now();
+	if (rc) {
+		printf("error %s\n", msg);
+	} else {
+		list = NULL;
+		hwloc_bitmap_list_asprintf(&list, nodes);
+		printf("nodes=%s preferred=%d", list, pref);
+		free(list);
+		hwloc_bitmap_list_asprintf(&list, result);
+		printf(" cpus=%s", list);
+		free(list);
+	}
+	printf(" load_ms=%.3f hint_ms=%.3f alloc_ms=%.3f\n", (t1 - t0) * 1e3, (t2 - t1) * 1e3,
+	       (t3 - t2) * 1e3);
+	free(msg);
+	rm_cputopo_free(t);
+	rm_topo_free(rt);
+	hwloc_topology_destroy(topo);
+	hwloc_bitmap_free(avail);
+	hwloc_bitmap_free(nodes);
+	hwloc_bitmap_free(result);
+	return rc ? 3 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "time"))
+		return time_alloc(argv[2], (unsigned)atoi(argv[3]), argv[4]);
+	if (argc != 1) {
+		fprintf(stderr, "usage: test-topomgr [time TOPOLOGY COUNT POLICY]\n");
+		return 2;
+	}
 	kubelet_cases();
 	options();
 	properties(1, 250);
