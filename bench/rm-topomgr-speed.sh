@@ -36,7 +36,7 @@ inside() {
 	local field=$1 i
 	shift
 	for i in $(seq 1 "$repeats"); do
-		"$tm" time "$@" | tr ' ' '\n' | sed -n "s/^$field=//p"
+		"$tm" time "$@" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$field=//p"
 	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
@@ -45,7 +45,9 @@ for spec in "package:8 numa:16 core:8 pu:2" "package:16 numa:16 core:8 pu:2"; do
 		if ($i ~ /^(package|numa):/) { split($i, a, ":"); n *= a[2] } print n }')
 	for policy in best-effort restricted single-numa-node; do
 		for count in 8 40; do
-			line=$("$tm" time "$spec" "$count" "$policy" | sed 's/ cpus=[^ ]*//')
+			# the placement, or "refused" (exit status 3) for the policy
+			line=$("$tm" time "$spec" "$count" "$policy" 2>/dev/null |
+				sed 's/ cpus=[^ ]*//')
 			hint=$(inside hint_ms "$spec" "$count" "$policy")
 			alloc=$(inside alloc_ms "$spec" "$count" "$policy")
 			verdict=$(awk -v h="$hint" -v a="$alloc" -v b="$budget_ms" \

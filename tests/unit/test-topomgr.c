@@ -420,7 +420,8 @@ static int time_alloc(const char *spec, unsigned count, const char *policy)
 		rc = rm_cpualloc_allocate(t, avail, NULL, count, &o, nodes, result, &msg);
 	t3 = now();
 	if (rc) {
-		printf("error %s\n", msg);
+		printf("refused");
+		fprintf(stderr, "test-topomgr: %s\n", msg);
 	} else {
 		list = NULL;
 		hwloc_bitmap_list_asprintf(&list, nodes);
