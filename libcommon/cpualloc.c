@@ -1049,8 +1049,6 @@ static const struct {
 
 int rm_cpualloc_opt_parse(struct rm_cpualloc_opts *o, const char *arg, char **errmsg)
 {
-	static const char *const yes[] = { "1", "t", "T", "TRUE", "true", "True" };
-	static const char *const no[] = { "0", "f", "F", "FALSE", "false", "False" };
 	const char *eq = strchr(arg, '=');
 	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
 	unsigned i;
@@ -1064,15 +1062,9 @@ int rm_cpualloc_opt_parse(struct rm_cpualloc_opts *o, const char *arg, char **er
 			*field = true;
 			return 0;
 		}
-		for (unsigned j = 0; j < 6; j++) {
-			if (!strcmp(eq + 1, yes[j])) {
-				*field = true;
-				return 0;
-			}
-			if (!strcmp(eq + 1, no[j])) {
-				*field = false;
-				return 0;
-			}
+		if (rm_tm_parse_bool(eq + 1) >= 0) {
+			*field = rm_tm_parse_bool(eq + 1);
+			return 0;
 		}
 		*errmsg = xasprintf("bad value for CPU manager option %.*s: '%s'", (int)len, arg,
 				    eq + 1);
@@ -1332,20 +1324,6 @@ static bool socket_aligned(const void *ctx, unsigned long mask, unsigned min_aff
 	return spanned == (min_aff + per - 1) / per;
 }
 
-/* "node 0: 4, node 1: 5" */
-static char *free_per_node(const struct level *nl, const uint64_t *freec)
-{
-	char *list = xstrdup(""), *s;
-
-	for (unsigned i = 0; i < nl->n; i++) {
-		s = xasprintf("%s%snode %d: %llu", list, i ? ", " : "", nl->id[i],
-			      (unsigned long long)freec[i]);
-		free(list);
-		list = s;
-	}
-	return list;
-}
-
 int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available, unsigned count,
 		     hwloc_const_bitmap_t provider, enum rm_tm_policy policy,
 		     const struct rm_cpualloc_opts *o, hwloc_bitmap_t nodes, bool *preferred,
@@ -1405,7 +1383,7 @@ int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available,
 	}
 	rm_tm_merge(&tm, nn, PRIV(t)->distance, prov, nprov, best, &pref, &admit);
 	if (!admit) {
-		list = free_per_node(nl, freec);
+		list = rm_tm_per_node(nl->id, freec, nn);
 		min_aff = rm_tm_min_nodes(total, nn, count);
 		if (policy == RM_TM_SINGLE_NUMA_NODE)
 			*errmsg = ndev ?

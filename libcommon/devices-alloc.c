@@ -12,20 +12,6 @@
 
 /* ---- Topology Manager hints for devices (the device manager as a provider of topomgr) ---- */
 
-/* "node 0: 2, node 1: 3" */
-static char *per_node(const int *ids, const uint64_t *count, unsigned nn)
-{
-	char *s = xstrdup(""), *t;
-
-	for (unsigned i = 0; i < nn; i++) {
-		t = xasprintf("%s%snode %d: %llu", s, i ? ", " : "", ids[i],
-			      (unsigned long long)count[i]);
-		free(s);
-		s = t;
-	}
-	return s;
-}
-
 int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device *const *free_devs,
 		    size_t nfree, hwloc_const_bitmap_t nodes, unsigned count,
 		    hwloc_const_bitmap_t provider, enum rm_tm_policy policy,
@@ -90,7 +76,7 @@ int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device 
 	}
 	rm_tm_merge(&c, nn, distance, prov, nprov, best, &pref, &admit);
 	if (!admit) {
-		list = per_node(ids, freec, nn);
+		list = rm_tm_per_node(ids, freec, nn);
 		if (single)
 			*errmsg = xasprintf("topology manager policy single-numa-node: no single NUMA "
 					    "node has %u free %s%s (free: %s)", count, what,

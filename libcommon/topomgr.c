@@ -30,8 +30,7 @@ const char *rm_tm_policy_name(enum rm_tm_policy policy)
 	return policy_names[policy];
 }
 
-/* Go's strconv.ParseBool */
-static int go_bool(const char *v)
+int rm_tm_parse_bool(const char *v)
 {
 	static const char *const t[] = { "1", "t", "T", "TRUE", "true", "True" };
 	static const char *const f[] = { "0", "f", "F", "FALSE", "false", "False" };
@@ -52,7 +51,7 @@ int rm_tm_opt_parse(struct rm_tm_config *config, const char *arg, char **errmsg)
 
 	if (len == strlen("prefer-closest-numa-nodes") &&
 	    !strncmp(arg, "prefer-closest-numa-nodes", len)) {
-		int b = eq ? go_bool(eq + 1) : 1;
+		int b = eq ? rm_tm_parse_bool(eq + 1) : 1;
 
 		if (b < 0)
 			goto bad;
@@ -79,6 +78,19 @@ bad:
 	*errmsg = xasprintf("invalid value for topology manager option '%.*s': '%s'", (int)len, arg,
 			    eq ? eq + 1 : "");
 	return RM_TM_EINVAL;
+}
+
+char *rm_tm_per_node(const int *ids, const uint64_t *count, unsigned nn)
+{
+	char *s = xstrdup(""), *t;
+
+	for (unsigned i = 0; i < nn; i++) {
+		t = xasprintf("%s%snode %d: %llu", s, i ? ", " : "", ids[i],
+			      (unsigned long long)count[i]);
+		free(s);
+		s = t;
+	}
+	return s;
 }
 
 unsigned *rm_tm_distances(hwloc_topology_t topo, hwloc_const_bitmap_t nodes, unsigned nn)

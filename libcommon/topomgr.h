@@ -94,6 +94,12 @@ int rm_tm_merge_forced(const struct rm_tm_config *config, unsigned nn, const uns
  */
 unsigned *rm_tm_distances(hwloc_topology_t topo, hwloc_const_bitmap_t nodes, unsigned nn);
 
+/* Go's strconv.ParseBool: 1 for 1 t T TRUE true True, 0 for 0 f F FALSE false False, else -1. */
+int rm_tm_parse_bool(const char *v);
+
+/* "node 0: 4, node 1: 5": COUNT per node of IDS, for the policies' refusals. Allocated. */
+char *rm_tm_per_node(const int *ids, const uint64_t *count, unsigned nn);
+
 /* The fewest nodes whose AMOUNT (the largest first) reach REQUEST; NN when none do. */
 unsigned rm_tm_min_nodes(const uint64_t *amount, unsigned nn, uint64_t request);
 
