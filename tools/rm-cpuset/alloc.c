@@ -126,13 +126,8 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 	case OPT_TM_OPTION: {
 		char *msg = NULL;
 
-		if (rm_tm_opt_parse(&r->opts.tm, arg, &msg)) {
-			char *m = xasprintf("--topology-manager-option: %s", msg);
-
-			free(msg);
-			argp_error(state, "%s", m); /* exits */
-			free(m);
-		}
+		if (rm_tm_opt_parse(&r->opts.tm, arg, &msg))
+			argp_error(state, "--topology-manager-option: %s", msg); /* exits */
 		break;
 	}
 	case OPT_NUMA_NODE:
