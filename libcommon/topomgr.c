@@ -27,7 +27,8 @@ int rm_tm_policy_parse(const char *name)
 
 const char *rm_tm_policy_name(enum rm_tm_policy policy)
 {
-	return policy_names[policy];
+	return (unsigned)policy < sizeof(policy_names) / sizeof(*policy_names) ?
+		       policy_names[policy] : "?";
 }
 
 int rm_tm_parse_bool(const char *v)
