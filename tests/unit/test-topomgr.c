@@ -221,7 +221,7 @@ static void properties(unsigned long long seed, unsigned cases)
 	for (unsigned c = 0; c < cases; c++) {
 		unsigned nn = 2 + rnd(15), np = 1;
 		struct rm_tm_config cfg = { .policy = pols[rnd(3)] };
-		struct rm_tm_provider p[3];
+		struct rm_tm_provider p[4]; /* CPUs, two amounts, one node provider */
 		bool pa, pb, aa, ab, closest = rnd(4) == 0 && nn <= 10;
 
 		random_amounts(nn, total[0], freev[0], true);
