@@ -5,6 +5,7 @@
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ struct level {
 
 struct priv {
 	struct level lv[NLEVELS];
+	unsigned *distance; /* between the nodes of lv[L_NODE], NULL when unknown */
 };
 
 #define PRIV(t) ((const struct priv *)(t)->priv)
@@ -140,16 +142,21 @@ struct rm_cputopo *rm_cputopo_new(const struct rm_topo *topology)
 	struct rm_cputopo *t;
 	struct cpu_rec *rec;
 	struct priv *p;
-	hwloc_obj_t pu = NULL;
+	hwloc_obj_t pu = NULL, *home;
 	unsigned i, n = 0;
+	int last;
 
 	if (npu <= 0)
 		return NULL;
 	rec = xcalloc(npu, sizeof(*rec));
+	/* the home nodes of all CPUs in one walk (rm_topo_cpu_node walks every node per CPU) */
+	last = hwloc_bitmap_last(hwloc_topology_get_complete_cpuset(topo));
+	home = xcalloc(last >= 0 ? (size_t)last + 1 : 1, sizeof(*home));
+	rm_topo_cpu_table(topology, last >= 0 ? (unsigned)last + 1 : 0, NULL, home);
 	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) && n < (unsigned)npu) {
 		hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
 		hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
-		hwloc_obj_t node = rm_topo_cpu_node(topology, pu->os_index);
+		hwloc_obj_t node = (int)pu->os_index <= last ? home[pu->os_index] : NULL;
 		struct cpu_rec *r = &rec[n++];
 
 		r->cpu = pu->os_index;
@@ -158,6 +165,7 @@ struct rm_cputopo *rm_cputopo_new(const struct rm_topo *topology)
 		r->core = core ? hwloc_bitmap_first(core->cpuset) : r->cpu;
 		r->uncore = uncore_id(pu, core, r->socket);
 	}
+	free(home);
 	qsort(rec, n, sizeof(*rec), cmp_rec);
 
 	t = xcalloc(1, sizeof(*t));
@@ -191,6 +199,14 @@ struct rm_cputopo *rm_cputopo_new(const struct rm_topo *topology)
 	level_build(&p->lv[L_NODE], t->node, n);
 	level_build(&p->lv[L_CORE], t->core, n);
 	level_build(&p->lv[L_UNCORE], t->uncore, n);
+	{
+		hwloc_bitmap_t ns = hwloc_bitmap_alloc();
+
+		for (i = 0; i < p->lv[L_NODE].n; i++)
+			hwloc_bitmap_set(ns, (unsigned)p->lv[L_NODE].id[i]);
+		p->distance = rm_tm_distances(topo, ns, p->lv[L_NODE].n);
+		hwloc_bitmap_free(ns);
+	}
 	t->priv = p;
 	return t;
 }
@@ -209,6 +225,7 @@ void rm_cputopo_free(struct rm_cputopo *t)
 		free(p->lv[l].cpus);
 		free(p->lv[l].of);
 	}
+	free(p->distance);
 	free(p);
 	free(t->cpu);
 	free(t->socket);
@@ -1032,8 +1049,6 @@ static const struct {
 
 int rm_cpualloc_opt_parse(struct rm_cpualloc_opts *o, const char *arg, char **errmsg)
 {
-	static const char *const yes[] = { "1", "t", "T", "TRUE", "true", "True" };
-	static const char *const no[] = { "0", "f", "F", "FALSE", "false", "False" };
 	const char *eq = strchr(arg, '=');
 	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
 	unsigned i;
@@ -1047,43 +1062,22 @@ int rm_cpualloc_opt_parse(struct rm_cpualloc_opts *o, const char *arg, char **er
 			*field = true;
 			return 0;
 		}
-		for (unsigned j = 0; j < 6; j++) {
-			if (!strcmp(eq + 1, yes[j])) {
-				*field = true;
-				return 0;
-			}
-			if (!strcmp(eq + 1, no[j])) {
-				*field = false;
-				return 0;
-			}
+		if (rm_tm_parse_bool(eq + 1) >= 0) {
+			*field = rm_tm_parse_bool(eq + 1);
+			return 0;
 		}
 		*errmsg = xasprintf("bad value for CPU manager option %.*s: '%s'", (int)len, arg,
 				    eq + 1);
 		return RM_CPUALLOC_EINVAL;
 	}
+	/* topologyManagerPolicyOptions go with them */
+	if ((len == strlen("prefer-closest-numa-nodes") &&
+	     !strncmp(arg, "prefer-closest-numa-nodes", len)) ||
+	    (len == strlen("max-allowable-numa-nodes") &&
+	     !strncmp(arg, "max-allowable-numa-nodes", len)))
+		return rm_tm_opt_parse(&o->tm, arg, errmsg);
 	*errmsg = xasprintf("unknown CPU manager option: '%.*s'", (int)len, arg);
 	return RM_CPUALLOC_EINVAL;
-}
-
-static const char *const policy_names[] = {
-	[RM_TM_NONE] = "none",
-	[RM_TM_BEST_EFFORT] = "best-effort",
-	[RM_TM_RESTRICTED] = "restricted",
-	[RM_TM_SINGLE_NUMA_NODE] = "single-numa-node",
-};
-
-int rm_tm_policy_parse(const char *name)
-{
-	for (int i = 0; i < (int)(sizeof(policy_names) / sizeof(policy_names[0])); i++)
-		if (!strcmp(name, policy_names[i]))
-			return i;
-	return -1;
-}
-
-const char *rm_tm_policy_name(enum rm_tm_policy policy)
-{
-	return (unsigned)policy < sizeof(policy_names) / sizeof(policy_names[0]) ?
-		       policy_names[policy] : "?";
 }
 
 int rm_cpualloc_check_opts(const struct rm_cputopo *t, const struct rm_cpualloc_opts *o,
@@ -1305,70 +1299,12 @@ int rm_cpualloc_reserve(const struct rm_cputopo *t, unsigned count,
 	return rc;
 }
 
-/* ---- Topology Manager hints ---- */
-
-/* The kubelet refuses more than 8 NUMA nodes unless max-allowable-numa-nodes is raised. */
-#define MAX_HINT_NODES 20
-/* Merging with a second provider's hints walks up to 3^N node sets. */
-#define MAX_MERGE_NODES 12
-
-struct hint {
-	unsigned long mask; /* bit i: the i-th NUMA node in ascending id order */
-	bool preferred;
-};
-
-/* IsNarrowerThan: fewer nodes; the same number: the lower mask. */
-static bool narrower(unsigned long a, unsigned long b)
-{
-	int ca = __builtin_popcountl(a), cb = __builtin_popcountl(b);
-
-	return ca == cb ? a < b : ca < cb;
-}
-
-/* compareNUMAAffinityMasks: keep the current hint unless the candidate is narrower. */
-static const struct hint *fitter(const struct hint *cur, const struct hint *cand)
-{
-	return cand->mask != cur->mask && narrower(cand->mask, cur->mask) ? cand : cur;
-}
-
-/*
- * HintMerger.compare for the CPU hints (the other providers having no preference). Between two
- * non-preferred hints, come as close as possible to BEST_NP nodes (the narrowest hint's count)
- * without passing it.
- */
-static const struct hint *merge_compare(const struct hint *cur, const struct hint *cand,
-					int best_np)
-{
-	int cc, kc;
-
-	if (!cand->mask)
-		return cur;
-	if (!cur)
-		return cand;
-	if (!cur->preferred && cand->preferred)
-		return cand;
-	if (cur->preferred && !cand->preferred)
-		return cur;
-	if (cur->preferred && cand->preferred)
-		return fitter(cur, cand);
-	cc = __builtin_popcountl(cur->mask);
-	kc = __builtin_popcountl(cand->mask);
-	if (cc > best_np)
-		return fitter(cur, cand);
-	if (cc == best_np)
-		return kc == best_np ? fitter(cur, cand) : cur;
-	if (kc > best_np)
-		return cur;
-	if (kc == best_np)
-		return cand;
-	if (kc != cc)
-		return kc > cc ? cand : cur;
-	return fitter(cur, cand);
-}
+/* ---- Topology Manager hints (the CPU Manager as a provider of topomgr) ---- */
 
 /* isHintSocketAligned: MASK spans exactly the fewest sockets that MIN_AFF nodes could need. */
-static bool socket_aligned(const struct rm_cputopo *t, unsigned long mask, unsigned min_aff)
+static bool socket_aligned(const void *ctx, unsigned long mask, unsigned min_aff)
 {
+	const struct rm_cputopo *t = ctx;
 	const struct level *nl = &PRIV(t)->lv[L_NODE], *sl = &PRIV(t)->lv[L_SOCKET];
 	unsigned per = t->num_sockets ? t->num_nodes / t->num_sockets : 0, spanned = 0, b, j;
 	unsigned char *seen;
@@ -1388,176 +1324,77 @@ static bool socket_aligned(const struct rm_cputopo *t, unsigned long mask, unsig
 	return spanned == (min_aff + per - 1) / per;
 }
 
-/* "node 0: 4, node 1: 5" */
-static char *free_per_node(const struct level *nl, const unsigned *freec)
-{
-	char *list = xstrdup(""), *s;
-
-	for (unsigned i = 0; i < nl->n; i++) {
-		s = xasprintf("%s%snode %d: %u", list, i ? ", " : "", nl->id[i], freec[i]);
-		free(list);
-		list = s;
-	}
-	return list;
-}
-
-/*
- * Merge the CPU hints with those of a provider that needs the nodes of DEV (as the device manager
- * does for devices there): its hints are every node set holding DEV, preferred when it is DEV.
- * Each merged hint is the AND of one hint of each, preferred when both are. Duplicates are
- * folded (a mask is preferred when any pair giving it is). Returns the merged count in *OUT.
- */
-static size_t merge_provider(const struct hint *hints, size_t nhints, unsigned long dev,
-			     unsigned long all, bool single, struct hint **out)
-{
-	unsigned char *seen = xcalloc(all + 1, 1); /* 1: present, 2: preferred */
-	size_t i, n = 0;
-	unsigned long m;
-
-	for (i = 0; i < nhints; i++) {
-		unsigned long base = hints[i].mask & dev, rest = hints[i].mask & ~dev, s = rest;
-
-		if (single) { /* filterSingleNumaHints: preferred single-node hints only */
-			if (hints[i].preferred && __builtin_popcountl(hints[i].mask) == 1 && base)
-				seen[base] |= 3;
-			continue;
-		}
-		if (base)
-			seen[base] |= hints[i].preferred ? 3 : 1;
-		/* the provider's non-preferred hints: DEV plus any other nodes */
-		while (s) {
-			seen[base | s] |= 1;
-			s = (s - 1) & rest;
-		}
-	}
-	*out = xcalloc(all + 1, sizeof(**out));
-	for (m = 1; m <= all; m++)
-		if (seen[m])
-			(*out)[n++] = (struct hint){ m, seen[m] == 3 };
-	free(seen);
-	return n;
-}
-
 int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available, unsigned count,
 		     hwloc_const_bitmap_t provider, enum rm_tm_policy policy,
 		     const struct rm_cpualloc_opts *o, hwloc_bitmap_t nodes, bool *preferred,
 		     char **errmsg)
 {
 	const struct level *nl = &PRIV(t)->lv[L_NODE];
-	unsigned nn = nl->n, i, k, nhints = 0, min_aff = nn;
-	unsigned long all = nn >= 64 ? ~0UL : (1UL << nn) - 1;
-	unsigned *total = NULL, *freec = NULL;
-	struct hint *hints = NULL, def = { all, false };
-	const struct hint *best = NULL;
+	unsigned nn = nl->n, i, min_aff, nprov = 1, ndev = 0;
+	uint64_t *total = NULL, *freec = NULL;
+	unsigned char *need = NULL, *best = NULL;
+	struct rm_tm_config tm = { 0 };
+	struct rm_tm_provider prov[2];
+	bool pref = true, admit = true, whole = true;
 	char *list;
 	int rc = 0;
-	bool pref = true, has_provider = false, provider_multi = false;
 
 	hwloc_bitmap_zero(nodes);
+	if (o)
+		tm = o->tm;
+	tm.policy = policy;
 	if (policy == RM_TM_NONE || count == 0)
 		goto out;
-	if (nn > MAX_HINT_NODES) {
-		*errmsg = xasprintf("too many NUMA nodes for topology hints (%u, at most %d)", nn,
-				    MAX_HINT_NODES);
+	if (tm.max_nodes && nn > tm.max_nodes) {
+		*errmsg = xasprintf("too many NUMA nodes for topology hints (%u, "
+				    "max-allowable-numa-nodes is %u)", nn, tm.max_nodes);
 		rc = RM_CPUALLOC_EINVAL;
 		goto out;
 	}
-	total = xcalloc(nn, sizeof(*total));
-	freec = xcalloc(nn, sizeof(*freec));
+	total = xcalloc(nn + 1, sizeof(*total));
+	freec = xcalloc(nn + 1, sizeof(*freec));
+	need = xcalloc(nn + 1, 1);
+	best = xcalloc(nn + 1, 1);
 	for (i = 0; i < t->ncpus; i++) {
 		total[nl->of[i]]++;
 		if (available && hwloc_bitmap_isset(available, t->cpu[i]))
 			freec[nl->of[i]]++;
 	}
-
-	/* generateCPUTopologyHints: every node set with enough free CPUs, by size then order;
-	 * preferred: as few nodes as could hold the request at all */
-	hints = xcalloc(1UL << nn, sizeof(*hints));
-	for (k = 1; k <= nn; k++) {
-		unsigned c[MAX_HINT_NODES];
-
-		first_combo(c, k);
-		do {
-			unsigned long in_total = 0, in_free = 0, mask = 0;
-
-			for (i = 0; i < k; i++) {
-				mask |= 1UL << c[i];
-				in_total += total[c[i]];
-				in_free += freec[c[i]];
-			}
-			if (in_total >= count && k < min_aff)
-				min_aff = k;
-			if (in_free >= count)
-				hints[nhints++] = (struct hint){ mask, false };
-		} while (next_combo(c, k, nn));
+	/* generateCPUTopologyHints: every node set with enough free CPUs; preferred: as few
+	 * nodes as could hold the request at all (or spanning the fewest sockets) */
+	prov[0] = (struct rm_tm_provider){ .kind = RM_TM_AMOUNT, .free = freec, .total = total,
+					   .request = count };
+	if (o && o->align_by_socket) {
+		prov[0].prefer = socket_aligned;
+		prov[0].ctx = t;
 	}
-	for (i = 0; i < nhints; i++)
-		hints[i].preferred = (o && o->align_by_socket &&
-				      socket_aligned(t, hints[i].mask, min_aff)) ||
-				     (unsigned)__builtin_popcountl(hints[i].mask) == min_aff;
 	if (provider && !hwloc_bitmap_iszero(provider)) {
-		unsigned long dev = 0;
-		struct hint *merged;
-
 		for (i = 0; i < nn; i++)
-			if (hwloc_bitmap_isset(provider, nl->id[i]))
-				dev |= 1UL << i;
-		if (!dev) {
+			if (hwloc_bitmap_isset(provider, nl->id[i])) {
+				need[i] = 1;
+				ndev++;
+			}
+		if (!ndev) {
 			*errmsg = xstrdup("the preferred NUMA nodes are not nodes of this machine");
 			rc = RM_CPUALLOC_EINVAL;
 			goto out;
 		}
-		if (nn > MAX_MERGE_NODES) {
-			*errmsg = xasprintf("too many NUMA nodes to merge topology hints (%u, at "
-					    "most %d)", nn, MAX_MERGE_NODES);
-			rc = RM_CPUALLOC_EINVAL;
-			goto out;
-		}
-		/* single-numa-node keeps only a provider's single-node preferred hint */
-		has_provider = true;
-		provider_multi = __builtin_popcountl(dev) > 1;
-		nhints = merge_provider(hints, nhints, dev, all,
-					policy == RM_TM_SINGLE_NUMA_NODE, &merged);
-		if (policy == RM_TM_SINGLE_NUMA_NODE && __builtin_popcountl(dev) > 1)
-			nhints = 0;
-		free(hints);
-		hints = merged;
+		prov[nprov++] = (struct rm_tm_provider){ .kind = RM_TM_NODES, .need = need };
 	}
-
-	if (policy == RM_TM_SINGLE_NUMA_NODE) {
-		/* only single-node preferred hints count */
-		for (i = 0; i < nhints; i++)
-			if (hints[i].preferred && __builtin_popcountl(hints[i].mask) == 1)
-				best = merge_compare(best, &hints[i], 1);
-		if (!best) {
-			list = free_per_node(nl, freec);
-			*errmsg = has_provider ?
+	rm_tm_merge(&tm, nn, PRIV(t)->distance, prov, nprov, best, &pref, &admit);
+	if (!admit) {
+		list = rm_tm_per_node(nl->id, freec, nn);
+		min_aff = rm_tm_min_nodes(total, nn, count);
+		if (policy == RM_TM_SINGLE_NUMA_NODE)
+			*errmsg = ndev ?
 				  xasprintf("topology manager policy single-numa-node: the "
 					    "preferred NUMA node%s cannot hold %u CPUs on one "
-					    "node (%s)", provider_multi ? "s" : "", count, list) :
+					    "node (%s)", ndev > 1 ? "s" : "", count, list) :
 				  xasprintf("topology manager policy single-numa-node: no "
 					    "single NUMA node has %u free CPUs (%s)", count,
 					    list);
-			free(list);
-			rc = RM_CPUALLOC_ENOSPC;
-			goto out;
-		}
-		if (best->mask == all) /* the whole machine as the affinity means none */
-			goto out;
-	} else {
-		unsigned long narrowest = 0;
-
-		/* BestNonPreferredAffinityCount: the size of the narrowest hint */
-		for (i = 0; i < nhints; i++)
-			if (!narrowest || narrower(hints[i].mask, narrowest))
-				narrowest = hints[i].mask;
-		for (i = 0; i < nhints; i++)
-			best = merge_compare(best, &hints[i], __builtin_popcountl(narrowest));
-		if (!best)
-			best = &def; /* no node set can do: all nodes, not preferred */
-		if (policy == RM_TM_RESTRICTED && !best->preferred) {
-			list = free_per_node(nl, freec);
-			*errmsg = has_provider ?
+		else
+			*errmsg = ndev ?
 				  xasprintf("topology manager policy restricted: no preferred "
 					    "NUMA affinity with the preferred NUMA nodes for %u "
 					    "CPUs (%s)", count, list) :
@@ -1565,20 +1402,24 @@ int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available,
 					    "NUMA affinity, no set of %u NUMA node%s has %u "
 					    "free CPUs (%s)", min_aff, min_aff == 1 ? "" : "s",
 					    count, list);
-			free(list);
-			rc = RM_CPUALLOC_ENOSPC;
-			goto out;
-		}
+		free(list);
+		rc = RM_CPUALLOC_ENOSPC;
+		goto out;
 	}
-	pref = best->preferred;
 	for (i = 0; i < nn; i++)
-		if (best->mask & (1UL << i))
+		whole = whole && best[i];
+	/* single-numa-node: the whole machine as the affinity means none */
+	if (policy == RM_TM_SINGLE_NUMA_NODE && whole)
+		goto out;
+	for (i = 0; i < nn; i++)
+		if (best[i])
 			hwloc_bitmap_set(nodes, nl->id[i]);
 out:
 	if (preferred)
 		*preferred = rc == 0 && pref;
 	free(total);
 	free(freec);
-	free(hints);
+	free(need);
+	free(best);
 	return rc;
 }

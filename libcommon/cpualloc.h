@@ -8,6 +8,7 @@
 #include <hwloc.h>
 
 #include "topology.h"
+#include "topomgr.h"
 
 /*
  * The rules are those of the kubelet's cpu_assignment.go, policy_static.go and topologymanager/
@@ -52,25 +53,17 @@ struct rm_cpualloc_opts {
 	bool align_by_socket;
 	bool distribute_cpus_across_cores;
 	bool prefer_align_cpus_by_uncorecache;
+	/* topologyManagerPolicyOptions (prefer-closest-numa-nodes, max-allowable-numa-nodes),
+	 * set by rm_cpualloc_opt_parse too; the policy is an argument of its own */
+	struct rm_tm_config tm;
 };
 
 /*
  * Set one option from "NAME" (true) or "NAME=VALUE", VALUE a Go boolean (1 t T TRUE true True,
- * 0 f F FALSE false False). Returns 0, or RM_CPUALLOC_EINVAL for an unknown name or bad value.
+ * 0 f F FALSE false False); the Topology Manager's options as rm_tm_opt_parse. Returns 0, or
+ * RM_CPUALLOC_EINVAL for an unknown name or bad value.
  */
 int rm_cpualloc_opt_parse(struct rm_cpualloc_opts *o, const char *arg, char **errmsg);
-
-/* The Topology Manager policies (topologyManagerPolicy). */
-enum rm_tm_policy {
-	RM_TM_NONE,
-	RM_TM_BEST_EFFORT,
-	RM_TM_RESTRICTED,
-	RM_TM_SINGLE_NUMA_NODE,
-};
-
-/* "none", "best-effort", "restricted", "single-numa-node"; -1 when unknown. */
-int rm_tm_policy_parse(const char *name);
-const char *rm_tm_policy_name(enum rm_tm_policy policy);
 
 /*
  * Refuse the option combinations the kubelet refuses: distribute-cpus-across-cores with

@@ -10,64 +10,42 @@
 #include "exitcodes.h"
 #include "xalloc.h"
 
-/* ---- Topology Manager hints for devices ---- */
-
-/* Device hints iterate every set of NUMA nodes; the kubelet refuses more than 8 by default. */
-#define MAX_HINT_NODES 16
-
-struct dhint {
-	unsigned long mask;
-	bool preferred;
-};
-
-static bool narrower(unsigned long a, unsigned long b)
-{
-	int ca = __builtin_popcountl(a), cb = __builtin_popcountl(b);
-
-	return ca == cb ? a < b : ca < cb;
-}
-
-/* "node 0: 2, node 1: 3" */
-static char *per_node(const int *ids, const unsigned *count, unsigned nn)
-{
-	char *s = xstrdup(""), *t;
-
-	for (unsigned i = 0; i < nn; i++) {
-		t = xasprintf("%s%snode %d: %u", s, i ? ", " : "", ids[i], count[i]);
-		free(s);
-		s = t;
-	}
-	return s;
-}
+/* ---- Topology Manager hints for devices (the device manager as a provider of topomgr) ---- */
 
 int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device *const *free_devs,
 		    size_t nfree, hwloc_const_bitmap_t nodes, unsigned count,
-		    hwloc_const_bitmap_t provider, enum rm_tm_policy policy, const char *what,
+		    hwloc_const_bitmap_t provider, enum rm_tm_policy policy,
+		    const struct rm_tm_config *tm, const unsigned *distance, const char *what,
 		    hwloc_bitmap_t hint, char **errmsg)
 {
-	unsigned nn = (unsigned)hwloc_bitmap_weight(nodes), i, min_aff, nd = 0, np = 0, nm = 0;
-	unsigned long full, m, pmask = 0;
-	int ids[MAX_HINT_NODES], id;
-	unsigned total[MAX_HINT_NODES] = { 0 }, freec[MAX_HINT_NODES] = { 0 };
-	struct dhint *dev = NULL, *prov = NULL, *merged = NULL, best = { 0, false };
-	bool dev_any = true, prov_any = true, topo = false, have = false, single;
+	unsigned nn = (unsigned)hwloc_bitmap_weight(nodes), i = 0, nprov = 1;
+	struct rm_tm_config c = { 0 };
+	struct rm_tm_provider prov[2];
+	uint64_t *total, *freec;
+	unsigned char *need, *best;
+	bool topo = false, single = policy == RM_TM_SINGLE_NUMA_NODE, pref, admit, whole = true;
+	int *ids, id, rc = 0;
 	char *list;
-	int rc = 0;
 
 	hwloc_bitmap_zero(hint);
 	if (policy == RM_TM_NONE || count == 0 || nn == 0)
 		return 0;
-	if (nn > MAX_HINT_NODES) {
-		*errmsg = xasprintf("too many NUMA nodes for topology hints (%u, at most %d)", nn,
-				    MAX_HINT_NODES);
+	if (tm)
+		c = *tm;
+	c.policy = policy;
+	if (c.max_nodes && nn > c.max_nodes) {
+		*errmsg = xasprintf("too many NUMA nodes for topology hints (%u, "
+				    "max-allowable-numa-nodes is %u)", nn, c.max_nodes);
 		return RM_DEVICES_EINVAL;
 	}
-	i = 0;
+	ids = xcalloc(nn, sizeof(*ids));
+	total = xcalloc(nn, sizeof(*total));
+	freec = xcalloc(nn, sizeof(*freec));
+	need = xcalloc(nn, 1);
+	best = xcalloc(nn, 1);
 	hwloc_bitmap_foreach_begin(id, nodes) {
 		ids[i++] = id;
 	} hwloc_bitmap_foreach_end();
-	full = (1UL << nn) - 1;
-	single = policy == RM_TM_SINGLE_NUMA_NODE;
 	for (size_t k = 0; k < nall + nfree; k++) {
 		const struct rm_device *d = k < nall ? all[k] : free_devs[k - nall];
 
@@ -77,102 +55,52 @@ int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device 
 				topo = true;
 			}
 	}
-
-	/* generateDeviceTopologyHints: every node set whose free devices can hold the request;
-	 * preferred: as few nodes as the type's devices, free or not, could need */
-	if (topo) {
-		dev_any = false;
-		dev = xcalloc(full + 1, sizeof(*dev));
-		min_aff = nn;
-		for (m = 1; m <= full; m++) {
-			unsigned t = 0;
-
-			for (i = 0; i < nn; i++)
-				t += (m >> i & 1) ? total[i] : 0;
-			if (t >= count && (unsigned)__builtin_popcountl(m) < min_aff)
-				min_aff = (unsigned)__builtin_popcountl(m);
-		}
-		for (m = 1; m <= full; m++) {
-			unsigned f = 0;
-
-			for (i = 0; i < nn; i++)
-				f += (m >> i & 1) ? freec[i] : 0;
-			if (f < count)
-				continue;
-			dev[nd].mask = m;
-			dev[nd].preferred = (unsigned)__builtin_popcountl(m) == min_aff;
-			/* single-numa-node keeps preferred single-node hints only */
-			if (!single || (dev[nd].preferred && __builtin_popcountl(m) == 1))
-				nd++;
-		}
-	}
+	/* generateDeviceTopologyHints: every node set whose free devices can hold the request,
+	 * preferred when as few nodes as the type's devices, free or not, could need; none (any
+	 * node) when no device has a NUMA node */
+	prov[0] = (struct rm_tm_provider){ .kind = RM_TM_AMOUNT, .free = freec, .total = total,
+					   .request = count, .any = !topo };
 	/* the second provider: every node set holding its nodes, preferred when exactly them */
 	if (provider && !hwloc_bitmap_iszero(provider)) {
-		prov_any = false;
+		bool have = false;
+
 		for (i = 0; i < nn; i++)
 			if (hwloc_bitmap_isset(provider, ids[i]))
-				pmask |= 1UL << i;
-		if (!pmask) {
+				need[i] = have = true;
+		if (!have) {
 			*errmsg = xstrdup("the preferred NUMA nodes are not nodes of this machine");
 			rc = RM_DEVICES_EINVAL;
 			goto out;
 		}
-		prov = xcalloc(full + 1, sizeof(*prov));
-		for (m = 1; m <= full; m++)
-			if ((m & pmask) == pmask && (!single || (m == pmask &&
-								__builtin_popcountl(m) == 1)))
-				prov[np++] = (struct dhint){ m, m == pmask };
+		prov[nprov++] = (struct rm_tm_provider){ .kind = RM_TM_NODES, .need = need };
 	}
-	/* merge: the AND of one hint of each, preferred when both are; "any" is all nodes */
-	{
-		struct dhint any = { full, true };
-		size_t na = dev_any ? 1 : nd, nb = prov_any ? 1 : np;
-
-		merged = xcalloc(na * nb + 1, sizeof(*merged));
-		for (size_t a = 0; a < na; a++)
-			for (size_t b = 0; b < nb; b++) {
-				const struct dhint *x = dev_any ? &any : &dev[a];
-				const struct dhint *y = prov_any ? &any : &prov[b];
-
-				if (!(x->mask & y->mask))
-					continue;
-				merged[nm++] = (struct dhint){ x->mask & y->mask,
-							       x->preferred && y->preferred };
-			}
-	}
-	/* the best: preferred first, then the narrowest, then the lowest nodes */
-	for (i = 0; i < nm; i++)
-		if (!have || (merged[i].preferred && !best.preferred) ||
-		    (merged[i].preferred == best.preferred && narrower(merged[i].mask, best.mask))) {
-			best = merged[i];
-			have = true;
-		}
-	if (!have)
-		best = (struct dhint){ full, false };
-	if ((policy == RM_TM_RESTRICTED && !best.preferred) ||
-	    (single && (!best.preferred || (__builtin_popcountl(best.mask) != 1 &&
-					    !(dev_any && prov_any))))) {
-		list = per_node(ids, freec, nn);
+	rm_tm_merge(&c, nn, distance, prov, nprov, best, &pref, &admit);
+	if (!admit) {
+		list = rm_tm_per_node(ids, freec, nn);
 		if (single)
 			*errmsg = xasprintf("topology manager policy single-numa-node: no single NUMA "
 					    "node has %u free %s%s (free: %s)", count, what,
-					    prov_any ? "" : " and the owner's CPUs", list);
+					    nprov == 1 ? "" : " and the owner's CPUs", list);
 		else
 			*errmsg = xasprintf("topology manager policy restricted: no preferred NUMA "
 					    "affinity for %u %s%s (free: %s)", count, what,
-					    prov_any ? "" : " with the owner's CPUs", list);
+					    nprov == 1 ? "" : " with the owner's CPUs", list);
 		free(list);
 		rc = RM_DEVICES_ENOSPC;
 		goto out;
 	}
-	if (best.mask != full || nn == 1)
+	for (i = 0; i < nn; i++)
+		whole = whole && best[i];
+	if (!whole || nn == 1)
 		for (i = 0; i < nn; i++)
-			if (best.mask >> i & 1)
+			if (best[i])
 				hwloc_bitmap_set(hint, ids[i]);
 out:
-	free(dev);
-	free(prov);
-	free(merged);
+	free(ids);
+	free(total);
+	free(freec);
+	free(need);
+	free(best);
 	return rc;
 }
 

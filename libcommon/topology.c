@@ -582,6 +582,31 @@ hwloc_obj_t rm_topo_cpu_node(const struct rm_topo *t, unsigned cpu)
 	return best;
 }
 
+void rm_topo_cpu_table(const struct rm_topo *t, unsigned n, hwloc_obj_t *pu, hwloc_obj_t *node)
+{
+	hwloc_obj_t o = NULL;
+	unsigned cpu;
+
+	if (pu) {
+		memset(pu, 0, n * sizeof(*pu));
+		while ((o = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_PU, o)))
+			if (o->os_index < n)
+				pu[o->os_index] = o;
+	}
+	if (!node)
+		return;
+	memset(node, 0, n * sizeof(*node));
+	for (unsigned i = 0; i < t->nnodes; i++) {
+		o = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, i);
+		hwloc_bitmap_foreach_begin(cpu, t->node[i].cpus) {
+			if (cpu >= n)
+				break;
+			if (!node[cpu] || o->os_index < node[cpu]->os_index)
+				node[cpu] = o;
+		} hwloc_bitmap_foreach_end();
+	}
+}
+
 struct hwloc_distances_s *rm_topo_numa_distances(struct rm_topo *t)
 {
 	struct hwloc_distances_s *d[4];

@@ -96,6 +96,9 @@ int rm_topo_node_tier(const struct rm_topo *t, hwloc_obj_t node);
 hwloc_const_bitmap_t rm_topo_memory_only_nodes(const struct rm_topo *t);
 /* The home node of a CPU: the node whose own CPUs hold it; NULL when none does. */
 hwloc_obj_t rm_topo_cpu_node(const struct rm_topo *t, unsigned cpu);
+/* The same for CPUs 0..N-1 at once, into PU[cpu] (the PU object, NULL when none) and NODE[cpu]
+ * (either may be NULL): one walk over the PUs and the nodes rather than one per CPU. */
+void rm_topo_cpu_table(const struct rm_topo *t, unsigned n, hwloc_obj_t *pu, hwloc_obj_t *node);
 
 /* The OS's NUMA distance matrix (from sysfs or XML), or NULL; release it with
  * hwloc_distances_release. */

@@ -696,3 +696,27 @@ props() {
 	run -2 ca props 1
 	run -2 ca props x 1
 }
+
+# ---- one Topology Manager (libcommon/topomgr.c) for CPUs, devices, memory ----
+
+@test "topomgr: the kubelet's merge cases, the search against the exhaustive merge, 34 to 256 nodes" {
+	run -0 "$RM_BUILDDIR/tests/unit/test-topomgr"
+	assert_output --regexp '^[0-9]+ checks, 0 failed$'
+}
+
+@test "hint: 34, 128 and 256 NUMA nodes take the search, with the kubelet's placement" {
+	# a GB200 tray's 34 nodes: 20 CPUs need three nodes of 8
+	run -0 ca --topology "package:2 numa:17 core:4 pu:2" --available 200-271 --policy restricted hint 20
+	assert_output "25-27 preferred"
+	# the CPUs' node set holding another provider's node
+	run -0 ca --topology "package:2 numa:17 core:4 pu:2" --available 200-271 --provider 33 --policy best-effort hint 4
+	assert_output "33 preferred"
+	run -0 ca --topology "package:8 numa:16 core:8 pu:2" --available 1000-1100 --policy restricted hint 8
+	assert_output "62 preferred"
+	run -0 ca --topology "package:16 numa:16 core:4 pu:2" --available 1000-1100,2040-2047 --policy single-numa-node hint 8
+	assert_output "125 preferred"
+	run -3 ca --topology "package:16 numa:16 core:4 pu:2" --available 1000-1003,2040-2043 --policy single-numa-node hint 8
+	assert_output --partial "topology manager policy single-numa-node: no single NUMA node has 8 free CPUs (node 0: 0, "
+	run -2 ca --topology "package:16 numa:16 core:4 pu:2" --option max-allowable-numa-nodes=128 --policy restricted hint 8
+	assert_output "test-cpualloc: too many NUMA nodes for topology hints (256, max-allowable-numa-nodes is 128)"
+}

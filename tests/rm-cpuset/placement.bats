@@ -556,3 +556,29 @@ b"
 	[[ $stderr == *"no such PCI device: '0000:d8:00.0'"* ]] || fail "stderr: $stderr"
 	unchanged
 }
+
+@test "34, 128 and 256 NUMA nodes: the Topology Manager places CPUs, max-allowable-numa-nodes refuses" {
+	# a GB200 tray's 34 nodes of 8 CPUs: node n = 8n..8n+7
+	TOPO="package:2 numa:17 core:4 pu:2"
+	alloc_is 0-7 a 8 --policy restricted
+	# 12 CPUs need two nodes: nodes 1 and 2, node 1 whole first
+	alloc_is 8-19 b 12 --policy restricted
+	# single-numa-node with another resource's node: that node
+	alloc_is 264-267 c 4 --policy single-numa-node --numa-node 33
+	refused 3 "topology manager policy single-numa-node: no single NUMA node has 9 free CPUs (node 0: 0, node 1: 0, node 2: 4, node 3: 8," \
+		cs alloc --owner d --count 9 --policy single-numa-node
+	refused 2 "too many NUMA nodes for topology hints (34, max-allowable-numa-nodes is 16)" \
+		cs alloc --owner d --count 9 --policy restricted --topology-manager-option max-allowable-numa-nodes=16
+	refused 2 "--topology-manager-option: unknown topology manager option: 'bogus'" \
+		cs alloc --owner d --count 1 --topology-manager-option bogus
+	# 128 nodes of 16 CPUs, 256 nodes of 8: the lowest node holding the request
+	rm -rf "$RM_STATE_DIR"
+	TOPO="package:8 numa:16 core:8 pu:2"
+	alloc_is 1000-1007 a 8 --policy restricted --from 1000-2047
+	# node 62 keeps 992-999 free: 16 CPUs fit node 63 alone
+	alloc_is 1008-1023 b 16 --policy best-effort --from 990-2047
+	rm -rf "$RM_STATE_DIR"
+	TOPO="package:16 numa:16 core:4 pu:2"
+	alloc_is 1000-1007 a 8 --policy single-numa-node --from 1000-2047
+	alloc_is 2040-2047 b 8 --policy single-numa-node --topology-manager-option prefer-closest-numa-nodes --numa-node 255
+}

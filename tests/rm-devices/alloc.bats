@@ -131,6 +131,15 @@ allocated() {
 	assert_output "$(printf '0\n0')"
 }
 
+@test "alloc: the Topology Manager's options: max-allowable-numa-nodes refuses, prefer-closest places" {
+	refused 2 "too many NUMA nodes for topology hints (2, max-allowable-numa-nodes is 1)" \
+		dev alloc --type gpu --count 1 --owner m --policy restricted --topology-manager-option max-allowable-numa-nodes=1
+	refused 2 "invalid value for topology manager option 'prefer-closest-numa-nodes': 'maybe'" \
+		dev alloc --type gpu --count 1 --owner m --topology-manager-option prefer-closest-numa-nodes=maybe
+	run -0 dev alloc --type gpu --count 5 --owner c --policy best-effort --topology-manager-option prefer-closest-numa-nodes -o numa -r
+	assert_output "$(printf '0\n0\n0\n0\n1')"
+}
+
 @test "alloc: --same-root takes all on one PCI root or refuses" {
 	refused 3 "no PCI root has 3 free gpu devices (0000:17: 2, 0000:3a: 2, 0000:97: 2, 0000:b7: 2)" \
 		dev alloc --type gpu --count 3 --owner r --same-root

@@ -34,6 +34,7 @@ enum {
 	OPT_L3_EXCLUSIVE,
 	OPT_MEM_BANDWIDTH,
 	OPT_ADD_MEMS,
+	OPT_TM_OPTION,
 };
 
 static const struct argp_option alloc_options[] = {
@@ -51,6 +52,8 @@ static const struct argp_option alloc_options[] = {
 	  "prefer CPUs under one L3 (uncore) cache", 0 },
 	{ "policy", OPT_POLICY, "POLICY", 0,
 	  "topology manager policy: none (default), best-effort, restricted, single-numa-node", 0 },
+	{ "topology-manager-option", OPT_TM_OPTION, "NAME[=VALUE]", 0,
+	  "prefer-closest-numa-nodes[=BOOL] or max-allowable-numa-nodes=N", 0 },
 	{ "numa-node", OPT_NUMA_NODE, "SET", 0, "prefer CPUs of these NUMA nodes", 0 },
 	{ "add-mems", OPT_ADD_MEMS, "NODES", 0,
 	  "also bind its memory to these NUMA nodes (memory-only nodes: CXL memory, HBM)", 0 },
@@ -120,6 +123,13 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 				   "single-numa-node)", arg);
 		r->policy = policy;
 		break;
+	case OPT_TM_OPTION: {
+		char *msg = NULL;
+
+		if (rm_tm_opt_parse(&r->opts.tm, arg, &msg))
+			argp_error(state, "--topology-manager-option: %s", msg); /* exits */
+		break;
+	}
 	case OPT_NUMA_NODE:
 		hwloc_bitmap_free(r->numa);
 		r->numa = parse_set_arg(state, "--numa-node", arg);

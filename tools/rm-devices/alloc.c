@@ -25,6 +25,7 @@ enum {
 	OPT_NEAR_CPUS,
 	OPT_POLICY,
 	OPT_SAME_ROOT,
+	OPT_TM_OPTION,
 	OPT_DRY_RUN,
 };
 
@@ -35,6 +36,7 @@ struct alloc_args {
 	const char *owner;
 	hwloc_bitmap_t numa, near;
 	enum rm_tm_policy policy;
+	struct rm_tm_config tm;
 	bool same_root, dry_run;
 };
 
@@ -47,6 +49,8 @@ static const struct argp_option alloc_options[] = {
 	{ "near-cpus", OPT_NEAR_CPUS, "SET", 0, "prefer devices on the NUMA nodes of these CPUs", 0 },
 	{ "policy", OPT_POLICY, "POLICY", 0,
 	  "topology manager policy: none (default), best-effort, restricted, single-numa-node", 0 },
+	{ "topology-manager-option", OPT_TM_OPTION, "NAME[=VALUE]", 0,
+	  "prefer-closest-numa-nodes[=BOOL] or max-allowable-numa-nodes=N", 0 },
 	{ "same-root", OPT_SAME_ROOT, NULL, 0, "all devices on one PCI root, or none", 0 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0, "choose and print, change nothing", 0 },
 	{ 0 }
@@ -107,6 +111,13 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 				   "single-numa-node)", arg);
 		a->policy = v;
 		break;
+	case OPT_TM_OPTION: {
+		char *msg = NULL;
+
+		if (rm_tm_opt_parse(&a->tm, arg, &msg))
+			argp_error(state, "--topology-manager-option: %s", msg); /* exits */
+		break;
+	}
 	case OPT_SAME_ROOT:
 		a->same_root = true;
 		break;
@@ -322,9 +333,12 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	} else if (a.policy == RM_TM_NONE) {
 		hwloc_bitmap_copy(hint, provider); /* a plain preference */
 	} else {
-		rc = rm_devices_hint(all, nall, cand, ncand,
-				     hwloc_topology_get_topology_nodeset(t->topo), a.count, provider,
-				     a.policy, what, hint, &msg);
+		hwloc_const_bitmap_t ns = hwloc_topology_get_topology_nodeset(t->topo);
+		unsigned *dist = rm_tm_distances(t->topo, ns, (unsigned)hwloc_bitmap_weight(ns));
+
+		rc = rm_devices_hint(all, nall, cand, ncand, ns, a.count, provider, a.policy, &a.tm,
+				     dist, what, hint, &msg);
+		free(dist);
 	}
 	if (!rc)
 		rc = rm_devices_choose(cand, ncand, a.count, hint, a.same_root, what, pick, &msg);

@@ -326,13 +326,18 @@ int cmd_cpus(int argc, char **argv, struct rm_common *c)
 					  "One record per logical CPU: its core, package, NUMA node and caches.");
 	struct rm_out *out = rm_out_new(&c->out, "cpus", cpu_cols, ARRAY_SIZE(cpu_cols),
 					cpu_defaults, true);
-	unsigned i;
+	int last = hwloc_bitmap_last(f.set);
+	unsigned i, n = last >= 0 ? (unsigned)last + 1 : 0;
+	/* hwloc_get_pu_obj_by_os_index and rm_topo_cpu_node walk every PU and node per CPU,
+	 * which made the listing grow as the square of the CPUs: one walk for all of them */
+	hwloc_obj_t *pus = xcalloc(n + 1, sizeof(*pus)), *nodes = xcalloc(n + 1, sizeof(*nodes));
 
+	rm_topo_cpu_table(t, n, pus, nodes);
 	hwloc_bitmap_foreach_begin(i, f.set) {
-		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(t->topo, i);
+		hwloc_obj_t pu = pus[i];
 		hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_CORE, pu) : NULL;
 		hwloc_obj_t pkg = pu ? hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, pu) : NULL;
-		hwloc_obj_t node = pu ? rm_topo_cpu_node(t, pu->os_index) : NULL;
+		hwloc_obj_t node = pu ? nodes[i] : NULL;
 
 		rm_out_begin(out);
 		rm_out_int(out, CPU_CPU, i);
@@ -351,6 +356,8 @@ int cmd_cpus(int argc, char **argv, struct rm_common *c)
 			  pu ? logical_of(hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_DIE, pu)) : -1);
 		rm_out_end(out);
 	} hwloc_bitmap_foreach_end();
+	free(pus);
+	free(nodes);
 	listing_end(t, &f, out);
 	return RM_EXIT_SUCCESS;
 }
