@@ -443,6 +443,54 @@ EOF
 	assert_equal "${lines[*]}" "10 21 21 10"
 }
 
+@test "distances: --matrix, a record per node and a column per node, as numactl -H" {
+	run -0 rm-topo --topology "$XML" distances --matrix
+	assert_output - <<'EOF'
+node=0 node0=10 node1=21
+node=1 node0=21 node1=10
+EOF
+	run -0 rm-topo --topology "$XML" distances -m -t
+	assert_output - <<'EOF'
+NODE NODE0 NODE1
+   0    10    21
+   1    21    10
+EOF
+	run -0 rm-topo --topology "$XML" distances -m --node 1 -J
+	json_check 'd["distances"] == [{"node": 1, "node0": 21, "node1": 10}]'
+	run -0 rm-topo --topology "$XML" distances -m --list-columns -r
+	assert_equal "$(cut -d' ' -f1-3 <<<"$output" | tr '\n' ' ')" "node integer yes node0 integer yes node1 integer yes "
+	run -0 rm-topo --topology "$XML" distances -m -o node1 -r
+	assert_equal "${lines[*]}" "21 10"
+}
+
+# numactl -H's distance block ("node   0   1" / "  0:  10  21") as --matrix records.
+numactl_matrix() {
+	numactl -H | awk '/^node distances:/ { on = 1; next }
+		on && /^node / { for (i = 2; i <= NF; i++) id[i] = $i; n = NF; next }
+		on && /^ *[0-9]+:/ { sub(":", "", $1); line = "node=" $1
+			for (i = 2; i <= n; i++) line = line " node" id[i] "=" $i; print line }'
+}
+
+@test "distances and nodes: the same as numactl -H on this machine" {
+	command -v numactl >/dev/null || skip "needs numactl (the numactl package)"
+	numactl -H >/dev/null 2>&1 || skip "needs a NUMA kernel (numactl -H fails here)"
+	run -0 numactl_matrix
+	[ -n "$output" ]
+	want=$output
+	run -0 rm-topo distances --matrix
+	assert_output "$want"
+	# sizes: numactl prints MemTotal in MiB; free moves, so within 64 MiB
+	while read -r node memory free used; do
+		run -0 numactl -H
+		size=$(sed -n "s/^node $node size: \([0-9]*\) MB\$/\1/p" <<<"$output")
+		nfree=$(sed -n "s/^node $node free: \([0-9]*\) MB\$/\1/p" <<<"$output")
+		assert_equal "$((memory >> 20))" "$size"
+		d=$((free / 1048576 - nfree))
+		((d < 64 && d > -64)) || fail "node $node free: $free bytes, numactl: $nfree MB"
+		assert_equal "$used" "$((memory - free))"
+	done < <(rm-topo nodes -r -o node,memory,free,used --bytes)
+}
+
 @test "distances: a single node has its distance to itself" {
 	run -0 rm-topo --sysroot "$SR1" distances
 	assert_output "distance=0:0 from=0 to=0 value=10"
