@@ -163,12 +163,33 @@ nfd_valid_line() {
 @test "summary: a synthetic machine, exact records" {
 	run -0 rm-topo --topology "$BIG"
 	assert_output - <<'EOF'
-machine=- arch=- model=- packages=2 nodes=4 l3=8 cores=32 cpus=64 threads_per_core=2 online=0-63 offline="" isolated="" nohz_full="" memory=4GiB hugepage_sizes="" allowed=0-63 memory_only_nodes=""
+machine=- arch=- model=- packages=2 nodes=4 l3=8 cores=32 cpus=64 threads_per_core=2 online=0-63 offline="" isolated="" nohz_full="" memory=4GiB hugepage_sizes="" allowed=0-63 memory_only_nodes="" thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=0-15 memory=1GiB free=- distances=- packages=0 memory_only=no tier=- nearest=0
 node=1 cpus=16-31 memory=1GiB free=- distances=- packages=0 memory_only=no tier=- nearest=1
 node=2 cpus=32-47 memory=1GiB free=- distances=- packages=1 memory_only=no tier=- nearest=2
 node=3 cpus=48-63 memory=1GiB free=- distances=- packages=1 memory_only=no tier=- nearest=3
 EOF
+}
+
+@test "summary: the settings that move memory or make latency vary, from the kernel's files" {
+	for f in sys/kernel/mm/transparent_hugepage/enabled proc/sys/kernel/numa_balancing \
+		proc/sys/vm/zone_reclaim_mode sys/kernel/mm/ksm/run; do
+		[ -r "/$f" ] || skip "needs /$f (a kernel with THP, NUMA balancing and KSM)"
+	done
+	thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
+	run -0 rm-topo summary -o thp,numa_balancing,zone_reclaim_mode,ksm
+	assert_line --index 0 "thp=$thp numa_balancing=$(</proc/sys/kernel/numa_balancing) zone_reclaim_mode=$(</proc/sys/vm/zone_reclaim_mode) ksm=$(</sys/kernel/mm/ksm/run)"
+	# a snapshot keeps them
+	run -0 rm-topo snapshot "$BATS_TEST_TMPDIR/snap"
+	mkdir -p "$BATS_TEST_TMPDIR/sr/sys/kernel/mm/ksm" "$BATS_TEST_TMPDIR/sr/proc/sys/vm" \
+		"$BATS_TEST_TMPDIR/sr/sys/kernel/mm/transparent_hugepage" "$BATS_TEST_TMPDIR/sr/proc/sys/kernel"
+	echo 'always madvise [never]' >"$BATS_TEST_TMPDIR/sr/sys/kernel/mm/transparent_hugepage/enabled"
+	echo 2 >"$BATS_TEST_TMPDIR/sr/proc/sys/kernel/numa_balancing"
+	echo 1 >"$BATS_TEST_TMPDIR/sr/proc/sys/vm/zone_reclaim_mode"
+	echo x >"$BATS_TEST_TMPDIR/sr/sys/kernel/mm/ksm/run"
+	cp -r "$BATS_TEST_TMPDIR"/snap/sys/devices "$BATS_TEST_TMPDIR/sr/sys/"
+	run -0 rm-topo --sysroot "$BATS_TEST_TMPDIR/sr" summary -o thp,numa_balancing,zone_reclaim_mode,ksm -J
+	json_check 'd["machine"][0] == {"thp": "never", "numa_balancing": 2, "zone_reclaim_mode": 1, "ksm": None}'
 }
 
 @test "summary: 'summary' is the default command" {
@@ -181,7 +202,7 @@ EOF
 @test "summary: XML with a quoted model name, memory, huge pages and distances" {
 	run -0 rm-topo --topology "$XML"
 	assert_output - <<'EOF'
-machine=- arch=- model="Intel(R) Xeon(R) \"Gold\" 6130 \\ v2" packages=2 nodes=2 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated=- nohz_full=- memory=2GiB hugepage_sizes=2MiB,1GiB allowed=0-7 memory_only_nodes=""
+machine=- arch=- model="Intel(R) Xeon(R) \"Gold\" 6130 \\ v2" packages=2 nodes=2 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated=- nohz_full=- memory=2GiB hugepage_sizes=2MiB,1GiB allowed=0-7 memory_only_nodes="" thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=0-3 memory=1GiB free=- distances=10,21 packages=0 memory_only=no tier=- nearest=0
 node=1 cpus=4-7 memory=1GiB free=- distances=21,10 packages=1 memory_only=no tier=- nearest=1
 EOF
@@ -190,7 +211,7 @@ EOF
 @test "summary: a snapshot with offline and isolated CPUs, free memory and a host name" {
 	run -0 rm-topo --sysroot "$SR8"
 	assert_output - <<'EOF'
-machine=testhost arch=- model=- packages=2 nodes=2 l3=0 cores=3 cpus=8 threads_per_core=2 online=0-5 offline=6-7 isolated=2-3,5 nohz_full="" memory=8GiB hugepage_sizes=2MiB,1GiB allowed=0-5 memory_only_nodes=""
+machine=testhost arch=- model=- packages=2 nodes=2 l3=0 cores=3 cpus=8 threads_per_core=2 online=0-5 offline=6-7 isolated=2-3,5 nohz_full="" memory=8GiB hugepage_sizes=2MiB,1GiB allowed=0-5 memory_only_nodes="" thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=0-3 memory=4GiB free=1GiB distances=10,21 packages=0 memory_only=no tier=- nearest=0
 node=1 cpus=4-5 memory=4GiB free=1GiB distances=21,10 packages=1 memory_only=no tier=- nearest=1
 EOF

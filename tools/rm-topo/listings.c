@@ -875,7 +875,7 @@ void topo_summary_free(struct topo_summary *s)
 
 enum { M_MACHINE, M_ARCH, M_MODEL, M_PACKAGES, M_NODES, M_L3, M_CORES, M_CPUS, M_THREADS,
        M_ONLINE, M_OFFLINE, M_ISOLATED, M_NOHZ_FULL, M_MEMORY, M_HUGEPAGES, M_ALLOWED,
-       M_MEMORY_ONLY };
+       M_MEMORY_ONLY, M_THP, M_NUMA_BALANCING, M_ZONE_RECLAIM, M_KSM };
 static const struct rm_column machine_cols[] = {
 	[M_MACHINE] = { "machine", RM_COL_STRING, "host name (\"-\" for snapshots without one)" },
 	[M_ARCH] = { "arch", RM_COL_STRING, "architecture" },
@@ -895,7 +895,54 @@ static const struct rm_column machine_cols[] = {
 	[M_ALLOWED] = { "allowed", RM_COL_SET, "CPUs in this process's cpuset (cgroup)" },
 	[M_MEMORY_ONLY] = { "memory_only_nodes", RM_COL_SET,
 			    "NUMA nodes with memory and no CPUs (CXL memory, HBM)" },
+	[M_THP] = { "thp", RM_COL_STRING,
+		    "transparent huge pages: always, madvise or never" },
+	[M_NUMA_BALANCING] = { "numa_balancing", RM_COL_INT,
+			       "automatic NUMA balancing: 0 off, 1 on, 2 memory tiering, 3 both" },
+	[M_ZONE_RECLAIM] = { "zone_reclaim_mode", RM_COL_INT,
+			     "reclaim on the local node before using another (0: off)" },
+	[M_KSM] = { "ksm", RM_COL_INT, "same-page merging: 0 stopped, 1 running, 2 unmerging" },
 };
+
+/* What moves a process's memory or makes its latency vary behind its back: the kernel's
+ * settings, read from FILE under the machine's root; NULL when not known. */
+static char *setting(struct rm_topo *t, const char *file)
+{
+	char *v;
+
+	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
+		return NULL;
+	v = rm_sysfs_read(t->sysroot, file);
+	if (v && !strcmp(file, "sys/kernel/mm/transparent_hugepage/enabled")) {
+		/* "always [madvise] never": the bracketed one */
+		char *b = strchr(v, '['), *e = b ? strchr(b, ']') : NULL;
+
+		if (!e) {
+			free(v);
+			return NULL;
+		}
+		*e = '\0';
+		memmove(v, b + 1, strlen(b + 1) + 1);
+	}
+	return v;
+}
+
+static void out_setting(struct rm_topo *t, struct rm_out *out, int col, const char *file)
+{
+	char *v = setting(t, file), *end;
+	long n;
+
+	if (v && machine_cols[col].type == RM_COL_INT) {
+		n = strtol(v, &end, 10);
+		if (end != v && !*end)
+			rm_out_int(out, col, n);
+		else
+			rm_out_str(out, col, NULL);
+	} else {
+		rm_out_str(out, col, v);
+	}
+	free(v);
+}
 
 static char *host_name(struct rm_topo *t)
 {
@@ -967,6 +1014,10 @@ int cmd_summary(int argc, char **argv, struct rm_common *c)
 	rm_out_str(mout, M_HUGEPAGES, t->source == RM_TOPO_SYNTHETIC || sizes ? (sizes ? sizes : "") : NULL);
 	rm_out_set(mout, M_ALLOWED, t->allowed);
 	rm_out_set(mout, M_MEMORY_ONLY, rm_topo_memory_only_nodes(t));
+	out_setting(t, mout, M_THP, "sys/kernel/mm/transparent_hugepage/enabled");
+	out_setting(t, mout, M_NUMA_BALANCING, "proc/sys/kernel/numa_balancing");
+	out_setting(t, mout, M_ZONE_RECLAIM, "proc/sys/vm/zone_reclaim_mode");
+	out_setting(t, mout, M_KSM, "sys/kernel/mm/ksm/run");
 	rm_out_end(mout);
 	rm_out_close(mout);
 
