@@ -141,6 +141,8 @@ build_base() {
 		[ -e "$root/usr/$b" ] || ln -s /usr/bin/busybox "$root/usr/$b"
 	done
 	copy_with_libs "$root" /usr/bin/bash
+	# numactl -H, to compare rm-topo with where it is installed
+	[ -x /usr/bin/numactl ] && copy_with_libs "$root" /usr/bin/numactl
 	for t in $TOOLS; do
 		[ -x "$BUILDDIR/$t" ] || die "$BUILDDIR/$t is not built"
 		copy_with_libs "$root" "$BUILDDIR/$t"
