@@ -554,7 +554,8 @@ example_pairs() {
 	assert_output cpu,die
 	# names already in the list are not offered again
 	bash_complete 'rm-topo nodes -o node,cpus,memory,free,distances,memory_only,tier,nearest,'
-	assert_output node,cpus,memory,free,distances,memory_only,tier,nearest,packages
+	assert_output "$(printf '%s\n' node,cpus,memory,free,distances,memory_only,tier,nearest,packages \
+		node,cpus,memory,free,distances,memory_only,tier,nearest,used)"
 }
 
 @test "bash completion: options before the command" {
@@ -603,7 +604,7 @@ cpuset_owners() {
 
 @test "bash completion: rm-cpuset commands, options, fields and values" {
 	bash_complete 'rm-cpuset a'
-	assert_output "$(printf '%s\n' accept-topology alloc apply)"
+	assert_output "$(printf '%s\n' accept-topology alloc apply attach)"
 	bash_complete 'rm-cpuset alloc --d'
 	assert_output "$(printf '%s\n' --distribute-cpus-across-cores --distribute-cpus-across-numa \
 		--dry-run)"

@@ -309,7 +309,7 @@ refused() {
 
 @test "run: --interleave, --membind, --preferred and --weighted-interleave set the command's policy" {
 	[ "$(nproc --all)" -ge 2 ] || skip "needs 2 CPUs"
-	[ -e /proc/self/numa_maps ] || skip "needs a NUMA kernel (/proc/PID/numa_maps)"
+	[ -e /proc/self/numa_maps ] || skip "needs a NUMA kernel (CONFIG_NUMA)"
 	node=$(rm-topo nodes -r -o node | head -n1)
 	# the heap's policy as numa_maps states it, as numactl's would
 	run -0 rm-cpuset --no-cgroups run --shared --interleave "$node" -- grep ' heap ' /proc/self/numa_maps

@@ -174,7 +174,7 @@ EOF
 @test "summary: the settings that move memory or make latency vary, from the kernel's files" {
 	for f in sys/kernel/mm/transparent_hugepage/enabled proc/sys/kernel/numa_balancing \
 		proc/sys/vm/zone_reclaim_mode sys/kernel/mm/ksm/run; do
-		[ -r "/$f" ] || skip "needs /$f (a kernel with THP, NUMA balancing and KSM)"
+		[ -r "/$f" ] || skip "needs a kernel with THP, NUMA balancing and KSM"
 	done
 	thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 	run -0 rm-topo summary -o thp,numa_balancing,zone_reclaim_mode,ksm
@@ -494,7 +494,7 @@ numactl_matrix() {
 
 @test "distances and nodes: the same as numactl -H on this machine" {
 	command -v numactl >/dev/null || skip "needs numactl (the numactl package)"
-	numactl -H >/dev/null 2>&1 || skip "needs a NUMA kernel (numactl -H fails here)"
+	numactl -H >/dev/null 2>&1 || skip "needs a NUMA kernel (CONFIG_NUMA)"
 	run -0 numactl_matrix
 	[ -n "$output" ]
 	want=$output
