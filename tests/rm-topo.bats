@@ -493,7 +493,7 @@ numactl_matrix() {
 }
 
 @test "distances and nodes: the same as numactl -H on this machine" {
-	command -v numactl >/dev/null || skip "needs numactl (the numactl package)"
+	command -v numactl >/dev/null || skip "numactl is not installed (the numactl package)"
 	numactl -H >/dev/null 2>&1 || skip "needs a NUMA kernel (CONFIG_NUMA)"
 	run -0 numactl_matrix
 	[ -n "$output" ]

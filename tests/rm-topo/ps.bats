@@ -15,7 +15,7 @@ hwloc_location() {
 
 @test "ps: bound processes with their CPUs and location, as hwloc-ps" {
 	[ "$(nproc --all)" -ge 2 ] || skip "needs 2 CPUs"
-	command -v hwloc-ps >/dev/null || skip "needs hwloc-ps (the hwloc-nox package)"
+	command -v hwloc-ps >/dev/null || skip "hwloc-ps is not installed (the hwloc-nox package)"
 	taskset -c 0 sleep 60 &
 	pid=$!
 	sleep 60 &

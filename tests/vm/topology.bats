@@ -50,7 +50,7 @@ load helper
 }
 
 @test "distances --matrix and the nodes' memory are numactl -H's" {
-	command -v numactl >/dev/null || skip "needs numactl in the guest (the numactl package on the host)"
+	command -v numactl >/dev/null || skip "numactl is not installed in the guest (the numactl package on the host)"
 	run -0 rm-topo distances --matrix
 	assert_output "$(numactl -H | awk '/^node distances:/ { on = 1; next }
 		on && /^node / { for (i = 2; i <= NF; i++) id[i] = $i; n = NF; next }
