@@ -554,7 +554,8 @@ example_pairs() {
 	assert_output cpu,die
 	# names already in the list are not offered again
 	bash_complete 'rm-topo nodes -o node,cpus,memory,free,distances,memory_only,tier,nearest,'
-	assert_output node,cpus,memory,free,distances,memory_only,tier,nearest,packages
+	assert_output "$(printf '%s\n' node,cpus,memory,free,distances,memory_only,tier,nearest,packages \
+		node,cpus,memory,free,distances,memory_only,tier,nearest,used)"
 }
 
 @test "bash completion: options before the command" {
@@ -603,7 +604,7 @@ cpuset_owners() {
 
 @test "bash completion: rm-cpuset commands, options, fields and values" {
 	bash_complete 'rm-cpuset a'
-	assert_output "$(printf '%s\n' accept-topology alloc apply)"
+	assert_output "$(printf '%s\n' accept-topology alloc apply attach)"
 	bash_complete 'rm-cpuset alloc --d'
 	assert_output "$(printf '%s\n' --distribute-cpus-across-cores --distribute-cpus-across-numa \
 		--dry-run)"
@@ -1222,7 +1223,7 @@ quickstart_packages() {
 	done
 	# every program a test looks for comes from a listed package (Debian's names)
 	declare -A from=([cc]=build-essential [clang]=clang [groff]=groff-base [man]=man-db
-		[hwloc-calc]=hwloc-nox [lstopo-no-graphics]=hwloc-nox [lspci]=pciutils
+		[hwloc-calc]=hwloc-nox [hwloc-ps]=hwloc-nox [lstopo-no-graphics]=hwloc-nox [numactl]=numactl [lspci]=pciutils
 		[qemu-system-x86_64]=qemu-system-x86 [script]=bsdutils [setpriv]=util-linux
 		[slurmd]=slurmd [strace]=strace [zsh]=zsh [rm-devices]=''
 		[irqbalance]='') # irqbalance runs in the lab's guests: lab.sh fetches it, unpacked

@@ -308,6 +308,71 @@ refused() {
 	assert_output '-x --count'
 }
 
+@test "run: --interleave, --membind, --preferred and --weighted-interleave set the command's policy" {
+	[ "$(nproc --all)" -ge 2 ] || skip "needs 2 CPUs"
+	[ -e /proc/self/numa_maps ] || skip "needs a NUMA kernel (CONFIG_NUMA)"
+	node=$(rm-topo nodes -r -o node | head -n1)
+	# the heap's policy as numa_maps states it, as numactl's would
+	run -0 rm-cpuset --no-cgroups run --shared --interleave "$node" -- grep ' heap ' /proc/self/numa_maps
+	assert_output --regexp "^[0-9a-f]+ interleave:$node heap "
+	run -0 rm-cpuset --no-cgroups run --count 1 --membind "$node" -- grep ' heap ' /proc/self/numa_maps
+	assert_output --regexp "^[0-9a-f]+ bind:$node heap "
+	run -0 rm-cpuset --no-cgroups run --count 1 --preferred "$node" -- grep ' heap ' /proc/self/numa_maps
+	assert_output --regexp "^[0-9a-f]+ prefer:$node heap "
+	if [ -d /sys/kernel/mm/mempolicy/weighted_interleave ]; then
+		run -0 rm-cpuset --no-cgroups run --shared --weighted-interleave "$node" -- \
+			grep ' heap ' /proc/self/numa_maps
+		assert_output --regexp "^[0-9a-f]+ weighted interleave:$node heap "
+	fi
+	# without a policy, memory is bound to the owner's nodes
+	run -0 rm-cpuset --no-cgroups run --count 1 -- grep ' heap ' /proc/self/numa_maps
+	assert_output --regexp "^[0-9a-f]+ bind:$node heap "
+	run -0 rm-cpuset --no-cgroups list
+	assert_output ''
+	refused 2 "--interleave and --membind: give one memory policy" \
+		rm-cpuset --no-cgroups run --shared --interleave 0 --membind 0 -- true
+	refused 2 "--preferred takes one NUMA node: '0-1'" \
+		rm-cpuset --no-cgroups run --shared --preferred 0-1 -- true
+	refused 2 "invalid --membind" rm-cpuset --no-cgroups run --shared --membind x -- true
+	refused 2 "--interleave: NUMA nodes '99' are not all among the owner's memory nodes" \
+		rm-cpuset --no-cgroups run --count 1 --interleave 99 -- true
+	refused 2 "--membind: NUMA nodes '99' are not all among the machine's memory nodes" \
+		rm-cpuset --no-cgroups run --shared --membind 99 -- true
+	run -0 rm-cpuset --no-cgroups list
+	assert_output ''
+}
+
+@test "attach: moves every thread of running processes onto the owner's CPUs" {
+	[ "$(nproc --all)" -ge 2 ] || skip "needs 2 CPUs"
+	run -0 rm-cpuset --no-cgroups alloc --count 1 --owner att
+	cpu=$(field cpus)
+	# a process with 3 threads besides its main one, and a plain one
+	python3 -c 'import threading, time
+for _ in range(3): threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+time.sleep(60)' &
+	p1=$!
+	sleep 60 &
+	p2=$!
+	for _ in $(seq 100); do [ "$(ls /proc/$p1/task | wc -l)" -ge 4 ] && break; sleep 0.1; done
+	run -0 rm-cpuset --no-cgroups attach att "$p1" "$p2" --dry-run -o pid,threads,cpus
+	assert_output "pid=$p1 threads=4 cpus=$cpu
+pid=$p2 threads=1 cpus=$cpu"
+	run -0 grep -h Cpus_allowed_list /proc/$p1/task/*/status
+	refute_output --partial $'\t'"$cpu"$'\n'
+	run -0 rm-cpuset --no-cgroups attach att "$p1" "$p2" --migrate-memory
+	assert_line --index 0 --regexp "^pid=$p1 owner=att threads=4 cpus=$cpu mems=[0-9,-]+ cgroup=- unmigrated=[0-9]+$"
+	assert_line --index 1 --regexp "^pid=$p2 owner=att threads=1 cpus=$cpu mems=[0-9,-]+ cgroup=- unmigrated=[0-9]+$"
+	run -0 grep -h Cpus_allowed_list /proc/$p1/task/*/status /proc/$p2/status
+	assert_output "$(printf 'Cpus_allowed_list:\t%s\n' "$cpu" "$cpu" "$cpu" "$cpu" "$cpu")"
+	refused 2 "no such owner: 'nobody'" rm-cpuset --no-cgroups attach nobody "$p2"
+	refused 2 "invalid process id: 'x'" rm-cpuset --no-cgroups attach att x
+	refused 2 "give an OWNER and at least one PID" rm-cpuset --no-cgroups attach att
+	kill "$p1" "$p2"
+	wait "$p1" "$p2" || true
+	refused 2 "no such process: '$p2'" rm-cpuset --no-cgroups attach att "$p2"
+	run -0 rm-cpuset --no-cgroups release att
+}
+
 @test "gc: releases allocations whose run process is gone, keeps the others" {
 	[ "$(nproc --all)" -ge 2 ] || skip "needs 2 CPUs"
 	run -0 rm-cpuset --no-cgroups reserve 0

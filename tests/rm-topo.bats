@@ -163,12 +163,33 @@ nfd_valid_line() {
 @test "summary: a synthetic machine, exact records" {
 	run -0 rm-topo --topology "$BIG"
 	assert_output - <<'EOF'
-machine=- arch=- model=- packages=2 nodes=4 l3=8 cores=32 cpus=64 threads_per_core=2 online=0-63 offline="" isolated="" nohz_full="" memory=4GiB hugepage_sizes="" allowed=0-63 memory_only_nodes=""
+machine=- arch=- model=- packages=2 nodes=4 l3=8 cores=32 cpus=64 threads_per_core=2 online=0-63 offline="" isolated="" nohz_full="" memory=4GiB hugepage_sizes="" allowed=0-63 memory_only_nodes="" thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=0-15 memory=1GiB free=- distances=- packages=0 memory_only=no tier=- nearest=0
 node=1 cpus=16-31 memory=1GiB free=- distances=- packages=0 memory_only=no tier=- nearest=1
 node=2 cpus=32-47 memory=1GiB free=- distances=- packages=1 memory_only=no tier=- nearest=2
 node=3 cpus=48-63 memory=1GiB free=- distances=- packages=1 memory_only=no tier=- nearest=3
 EOF
+}
+
+@test "summary: the settings that move memory or make latency vary, from the kernel's files" {
+	for f in sys/kernel/mm/transparent_hugepage/enabled proc/sys/kernel/numa_balancing \
+		proc/sys/vm/zone_reclaim_mode sys/kernel/mm/ksm/run; do
+		[ -r "/$f" ] || skip "needs a kernel with THP, NUMA balancing and KSM"
+	done
+	thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
+	run -0 rm-topo summary -o thp,numa_balancing,zone_reclaim_mode,ksm
+	assert_line --index 0 "thp=$thp numa_balancing=$(</proc/sys/kernel/numa_balancing) zone_reclaim_mode=$(</proc/sys/vm/zone_reclaim_mode) ksm=$(</sys/kernel/mm/ksm/run)"
+	# a snapshot keeps them
+	run -0 rm-topo snapshot "$BATS_TEST_TMPDIR/snap"
+	mkdir -p "$BATS_TEST_TMPDIR/sr/sys/kernel/mm/ksm" "$BATS_TEST_TMPDIR/sr/proc/sys/vm" \
+		"$BATS_TEST_TMPDIR/sr/sys/kernel/mm/transparent_hugepage" "$BATS_TEST_TMPDIR/sr/proc/sys/kernel"
+	echo 'always madvise [never]' >"$BATS_TEST_TMPDIR/sr/sys/kernel/mm/transparent_hugepage/enabled"
+	echo 2 >"$BATS_TEST_TMPDIR/sr/proc/sys/kernel/numa_balancing"
+	echo 1 >"$BATS_TEST_TMPDIR/sr/proc/sys/vm/zone_reclaim_mode"
+	echo x >"$BATS_TEST_TMPDIR/sr/sys/kernel/mm/ksm/run"
+	cp -r "$BATS_TEST_TMPDIR"/snap/sys/devices "$BATS_TEST_TMPDIR/sr/sys/"
+	run -0 rm-topo --sysroot "$BATS_TEST_TMPDIR/sr" summary -o thp,numa_balancing,zone_reclaim_mode,ksm -J
+	json_check 'd["machine"][0] == {"thp": "never", "numa_balancing": 2, "zone_reclaim_mode": 1, "ksm": None}'
 }
 
 @test "summary: 'summary' is the default command" {
@@ -181,7 +202,7 @@ EOF
 @test "summary: XML with a quoted model name, memory, huge pages and distances" {
 	run -0 rm-topo --topology "$XML"
 	assert_output - <<'EOF'
-machine=- arch=- model="Intel(R) Xeon(R) \"Gold\" 6130 \\ v2" packages=2 nodes=2 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated=- nohz_full=- memory=2GiB hugepage_sizes=2MiB,1GiB allowed=0-7 memory_only_nodes=""
+machine=- arch=- model="Intel(R) Xeon(R) \"Gold\" 6130 \\ v2" packages=2 nodes=2 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated=- nohz_full=- memory=2GiB hugepage_sizes=2MiB,1GiB allowed=0-7 memory_only_nodes="" thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=0-3 memory=1GiB free=- distances=10,21 packages=0 memory_only=no tier=- nearest=0
 node=1 cpus=4-7 memory=1GiB free=- distances=21,10 packages=1 memory_only=no tier=- nearest=1
 EOF
@@ -190,7 +211,7 @@ EOF
 @test "summary: a snapshot with offline and isolated CPUs, free memory and a host name" {
 	run -0 rm-topo --sysroot "$SR8"
 	assert_output - <<'EOF'
-machine=testhost arch=- model=- packages=2 nodes=2 l3=0 cores=3 cpus=8 threads_per_core=2 online=0-5 offline=6-7 isolated=2-3,5 nohz_full="" memory=8GiB hugepage_sizes=2MiB,1GiB allowed=0-5 memory_only_nodes=""
+machine=testhost arch=- model=- packages=2 nodes=2 l3=0 cores=3 cpus=8 threads_per_core=2 online=0-5 offline=6-7 isolated=2-3,5 nohz_full="" memory=8GiB hugepage_sizes=2MiB,1GiB allowed=0-5 memory_only_nodes="" thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=0-3 memory=4GiB free=1GiB distances=10,21 packages=0 memory_only=no tier=- nearest=0
 node=1 cpus=4-5 memory=4GiB free=1GiB distances=21,10 packages=1 memory_only=no tier=- nearest=1
 EOF
@@ -441,6 +462,54 @@ distance=1:1 from=1 to=1 value=10
 EOF
 	run -0 rm-topo --sysroot "$SR8" distances -r -o value
 	assert_equal "${lines[*]}" "10 21 21 10"
+}
+
+@test "distances: --matrix, a record per node and a column per node, as numactl -H" {
+	run -0 rm-topo --topology "$XML" distances --matrix
+	assert_output - <<'EOF'
+node=0 node0=10 node1=21
+node=1 node0=21 node1=10
+EOF
+	run -0 rm-topo --topology "$XML" distances -m -t
+	assert_output - <<'EOF'
+NODE NODE0 NODE1
+   0    10    21
+   1    21    10
+EOF
+	run -0 rm-topo --topology "$XML" distances -m --node 1 -J
+	json_check 'd["distances"] == [{"node": 1, "node0": 21, "node1": 10}]'
+	run -0 rm-topo --topology "$XML" distances -m --list-columns -r
+	assert_equal "$(cut -d' ' -f1-3 <<<"$output" | tr '\n' ' ')" "node integer yes node0 integer yes node1 integer yes "
+	run -0 rm-topo --topology "$XML" distances -m -o node1 -r
+	assert_equal "${lines[*]}" "21 10"
+}
+
+# numactl -H's distance block ("node   0   1" / "  0:  10  21") as --matrix records.
+numactl_matrix() {
+	numactl -H | awk '/^node distances:/ { on = 1; next }
+		on && /^node / { for (i = 2; i <= NF; i++) id[i] = $i; n = NF; next }
+		on && /^ *[0-9]+:/ { sub(":", "", $1); line = "node=" $1
+			for (i = 2; i <= n; i++) line = line " node" id[i] "=" $i; print line }'
+}
+
+@test "distances and nodes: the same as numactl -H on this machine" {
+	command -v numactl >/dev/null || skip "numactl is not installed (the numactl package)"
+	numactl -H >/dev/null 2>&1 || skip "needs a NUMA kernel (CONFIG_NUMA)"
+	run -0 numactl_matrix
+	[ -n "$output" ]
+	want=$output
+	run -0 rm-topo distances --matrix
+	assert_output "$want"
+	# sizes: numactl prints MemTotal in MiB; free moves, so within 64 MiB
+	while read -r node memory free used; do
+		run -0 numactl -H
+		size=$(sed -n "s/^node $node size: \([0-9]*\) MB\$/\1/p" <<<"$output")
+		nfree=$(sed -n "s/^node $node free: \([0-9]*\) MB\$/\1/p" <<<"$output")
+		assert_equal "$((memory >> 20))" "$size"
+		d=$((free / 1048576 - nfree))
+		((d < 64 && d > -64)) || fail "node $node free: $free bytes, numactl: $nfree MB"
+		assert_equal "$used" "$((memory - free))"
+	done < <(rm-topo nodes -r -o node,memory,free,used --bytes)
 }
 
 @test "distances: a single node has its distance to itself" {

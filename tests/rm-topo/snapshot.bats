@@ -42,7 +42,7 @@ unreadable() {
 
 @test "x86-2s-smt: summary and node records" {
 	run -0 rm-topo --sysroot "$SNAPSHOTS/x86-2s-smt"
-	assert_output 'machine=x86-2s-smt arch=- model="AMD EPYC 7451 24-Core Processor" packages=2 nodes=2 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated="" nohz_full=- memory=32GiB hugepage_sizes=2MiB,1GiB allowed=0-7 memory_only_nodes=""
+	assert_output 'machine=x86-2s-smt arch=- model="AMD EPYC 7451 24-Core Processor" packages=2 nodes=2 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated="" nohz_full=- memory=32GiB hugepage_sizes=2MiB,1GiB allowed=0-7 memory_only_nodes="" thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=0-1,4-5 memory=16GiB free=8GiB distances=10,32 packages=0 memory_only=no tier=- nearest=0
 node=1 cpus=2-3,6-7 memory=16GiB free=12GiB distances=32,10 packages=1 memory_only=no tier=- nearest=1'
 	# the same through RM_SYSROOT, and in bytes
@@ -92,7 +92,7 @@ distance=1:1 from=1 to=1 value=10"
 	local s=$SNAPSHOTS/x86-offline-isolated
 
 	run -0 rm-topo --sysroot "$s"
-	assert_output 'machine=x86-offline-isolated arch=- model="AMD EPYC 7B12" packages=1 nodes=1 l3=1 cores=3 cpus=4 threads_per_core=1 online=0-2 offline=3 isolated=1-2 nohz_full=2 memory=8GiB hugepage_sizes=2MiB,1GiB allowed=0-2 memory_only_nodes=""
+	assert_output 'machine=x86-offline-isolated arch=- model="AMD EPYC 7B12" packages=1 nodes=1 l3=1 cores=3 cpus=4 threads_per_core=1 online=0-2 offline=3 isolated=1-2 nohz_full=2 memory=8GiB hugepage_sizes=2MiB,1GiB allowed=0-2 memory_only_nodes="" thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=0-2 memory=8GiB free=6GiB distances=10 packages=0 memory_only=no tier=- nearest=0'
 	run -0 rm-topo --sysroot "$s" cpus
 	assert_output "cpu=0 core=0 package=0 node=0 l3=0 l2=0 l1=- online=yes isolated=no allowed=yes
@@ -114,7 +114,7 @@ cpu=3 core=- package=- node=- l3=- l2=- l1=- online=no isolated=no allowed=no"
 	local s=$SNAPSHOTS/numa-memoryless-cpuless
 
 	run -0 rm-topo --sysroot "$s"
-	assert_output 'machine=numa-memoryless-cpuless arch=- model="AMD EPYC 7B12" packages=1 nodes=3 l3=1 cores=4 cpus=4 threads_per_core=1 online=0-3 offline="" isolated="" nohz_full=- memory=12GiB hugepage_sizes=2MiB,1GiB allowed=0-3 memory_only_nodes=2
+	assert_output 'machine=numa-memoryless-cpuless arch=- model="AMD EPYC 7B12" packages=1 nodes=3 l3=1 cores=4 cpus=4 threads_per_core=1 online=0-3 offline="" isolated="" nohz_full=- memory=12GiB hugepage_sizes=2MiB,1GiB allowed=0-3 memory_only_nodes=2 thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=0-1 memory=4GiB free=3GiB distances=10,12,20 packages=0 memory_only=no tier=- nearest=0
 node=1 cpus=2-3 memory=0B free=0B distances=12,10,20 packages=0 memory_only=no tier=- nearest=1
 node=2 cpus="" memory=8GiB free=8GiB distances=20,20,10 packages="" memory_only=yes tier=- nearest=0'
@@ -141,7 +141,7 @@ distance=2:2 from=2 to=2 value=10"
 	local s=$SNAPSHOTS/x86-2s-memory-tiers
 
 	run -0 rm-topo --sysroot "$s"
-	assert_output 'machine=x86-2s-memory-tiers arch=- model="Intel(R) Xeon(R) Platinum 8480+" packages=2 nodes=4 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated="" nohz_full=- memory=128GiB hugepage_sizes=2MiB,1GiB allowed=0-7 memory_only_nodes=2-3
+	assert_output 'machine=x86-2s-memory-tiers arch=- model="Intel(R) Xeon(R) Platinum 8480+" packages=2 nodes=4 l3=2 cores=4 cpus=8 threads_per_core=2 online=0-7 offline="" isolated="" nohz_full=- memory=128GiB hugepage_sizes=2MiB,1GiB allowed=0-7 memory_only_nodes=2-3 thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=0-3 memory=16GiB free=10GiB distances=10,21,17,28 packages=0 memory_only=no tier=4 nearest=0
 node=1 cpus=4-7 memory=16GiB free=12GiB distances=21,10,28,17 packages=1 memory_only=no tier=4 nearest=1
 node=2 cpus="" memory=64GiB free=64GiB distances=17,28,10,28 packages="" memory_only=yes tier=22 nearest=0
@@ -235,7 +235,7 @@ node=3 cpus="" memory=64GiB memory_only=yes nearest=2'
 	local s=$SNAPSHOTS/s390-lpar
 
 	run -0 rm-topo --sysroot "$s"
-	assert_output 'machine=- arch=- model=- packages=7 nodes=1 l3=0 cores=17 cpus=20 threads_per_core=1 online=1-5,8-19 offline=0,6-7 isolated=- nohz_full=- memory=- hugepage_sizes=- allowed=1-5,8-19 memory_only_nodes=""
+	assert_output 'machine=- arch=- model=- packages=7 nodes=1 l3=0 cores=17 cpus=20 threads_per_core=1 online=1-5,8-19 offline=0,6-7 isolated=- nohz_full=- memory=- hugepage_sizes=- allowed=1-5,8-19 memory_only_nodes="" thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=1-5,8-19 memory=- free=- distances=- packages=0-6 memory_only=no tier=- nearest=0'
 	run -0 rm-topo --sysroot "$s" cpus --offline
 	assert_output "cpu=0 core=- package=- node=- l3=- l2=- l1=- online=no isolated=- allowed=no
@@ -273,7 +273,7 @@ cpu=3 online=yes allowed=no"
 
 @test "this-vm: the machine the snapshot was taken on (rm-topo snapshot)" {
 	run -0 rm-topo --sysroot "$SNAPSHOTS/this-vm"
-	assert_output 'machine=vm arch=- model="AMD EPYC" packages=1 nodes=1 l3=1 cores=2 cpus=2 threads_per_core=1 online=0-1 offline="" isolated="" nohz_full=- memory=4941544KiB hugepage_sizes=2MiB,1GiB allowed=0-1 memory_only_nodes=""
+	assert_output 'machine=vm arch=- model="AMD EPYC" packages=1 nodes=1 l3=1 cores=2 cpus=2 threads_per_core=1 online=0-1 offline="" isolated="" nohz_full=- memory=4941544KiB hugepage_sizes=2MiB,1GiB allowed=0-1 memory_only_nodes="" thp=- numa_balancing=- zone_reclaim_mode=- ksm=-
 node=0 cpus=0-1 memory=4941544KiB free=4341148KiB distances=10 packages=0 memory_only=no tier=- nearest=0'
 	# L1i caches too: hwloc drops them unless asked
 	run -0 rm-topo --sysroot "$SNAPSHOTS/this-vm" caches -o cache,size,cpus

@@ -132,3 +132,45 @@ reserve_for_root_partitions() {
 	run -0 rm-cpuset list
 	assert_output ""
 }
+
+# The heap line of a bash that holds 4 MB in a variable, under rm-cpuset run OPTIONS.
+heap_under() {
+	rm-cpuset run "$@" -- bash -c 'x=$(head -c 4000000 /dev/zero | tr "\0" a); grep " heap " /proc/$$/numa_maps; : "${#x}"'
+}
+
+@test "run: --interleave, --membind, --preferred, --weighted-interleave as numa_maps states them" {
+	run -0 heap_under --count 1 --numa-node 0 --add-mems 2 --interleave 0,2
+	assert_output --regexp '^[0-9a-f]+ interleave:0,2 heap .* N0=[0-9]+ N2=[0-9]+ '
+	run -0 heap_under --count 1 --numa-node 0 --add-mems 2 --membind 2
+	assert_output --regexp '^[0-9a-f]+ bind:2 heap .* N2=[0-9]+ '
+	refute_output --partial ' N0='
+	run -0 heap_under --count 1 --numa-node 0 --add-mems 2 --preferred 2
+	assert_output --regexp '^[0-9a-f]+ prefer:2 heap .* N2=[0-9]+ '
+	if [ -d /sys/kernel/mm/mempolicy/weighted_interleave ]; then
+		run -0 heap_under --count 1 --numa-node 0 --add-mems 2 --weighted-interleave 0,2
+		assert_output --regexp '^[0-9a-f]+ weighted interleave:0,2 heap .* N0=[0-9]+ N2=[0-9]+ '
+	else
+		run -2 --separate-stderr heap_under --count 1 --weighted-interleave 0
+		[[ $stderr == *"needs Linux 6.9 or later"* ]]
+	fi
+	# outside the owner's nodes: refused before anything is allocated
+	run -2 --separate-stderr heap_under --count 1 --numa-node 0 --interleave 0,3
+	[[ $stderr == *"NUMA nodes '0,3' are not all among the owner's memory nodes '0'"* ]]
+	run -0 rm-cpuset list
+	assert_output ''
+}
+
+@test "attach: a running process moves into the owner's cgroup, its pages to the owner's node" {
+	run -0 rm-cpuset alloc --count 2 --owner att --numa-node 1
+	bash -c 'x=$(head -c 4000000 /dev/zero | tr "\0" a); sleep 60; : "${#x}"' &
+	pid=$!
+	wait_until grep -q ' heap ' /proc/$pid/numa_maps
+	run -0 rm-cpuset attach att "$pid" --migrate-memory
+	assert_output --regexp "^pid=$pid owner=att threads=1 cpus=4-5 mems=1 cgroup=$CG/att unmigrated=0$"
+	run -0 grep -x "$pid" $CG/att/cgroup.procs
+	run -0 grep Cpus_allowed_list /proc/$pid/status
+	assert_output --regexp 'Cpus_allowed_list:[[:space:]]+4-5$'
+	run -0 grep ' heap ' /proc/$pid/numa_maps
+	refute_output --partial ' N0='
+	kill "$pid"
+}

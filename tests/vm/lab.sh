@@ -146,6 +146,8 @@ build_base() {
 		copy_with_libs "$root" /usr/sbin/mke2fs
 		[ -f /etc/mke2fs.conf ] && install -m 0644 /etc/mke2fs.conf "$root/etc/mke2fs.conf"
 	fi
+	# numactl -H, to compare rm-topo with where it is installed
+	[ -x /usr/bin/numactl ] && copy_with_libs "$root" /usr/bin/numactl
 	for t in $TOOLS; do
 		[ -x "$BUILDDIR/$t" ] || die "$BUILDDIR/$t is not built"
 		copy_with_libs "$root" "$BUILDDIR/$t"

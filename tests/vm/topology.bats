@@ -48,3 +48,18 @@ load helper
 	*) [ "${lines[2]#tier=}" -gt "${lines[0]#tier=}" ] || fail "tiers: $output" ;;
 	esac
 }
+
+@test "distances --matrix and the nodes' memory are numactl -H's" {
+	command -v numactl >/dev/null || skip "numactl is not installed in the guest (the numactl package on the host)"
+	run -0 rm-topo distances --matrix
+	assert_output "$(numactl -H | awk '/^node distances:/ { on = 1; next }
+		on && /^node / { for (i = 2; i <= NF; i++) id[i] = $i; n = NF; next }
+		on && /^ *[0-9]+:/ { sub(":", "", $1); line = "node=" $1
+			for (i = 2; i <= n; i++) line = line " node" id[i] "=" $i; print line }')"
+	for n in 0 1 2 3; do
+		run -0 rm-topo nodes --node "$n" -o memory --bytes -r
+		memory=$output
+		run -0 numactl -H
+		assert_line "node $n size: $((memory >> 20)) MB"
+	done
+}

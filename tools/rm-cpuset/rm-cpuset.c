@@ -12,6 +12,7 @@ static const struct rm_command commands[] = {
 	{ "release", cmd_release, "give an owner's CPUs back to the shared pool" },
 	{ "reserve", cmd_reserve, "set the system-reserved CPUs" },
 	{ "run", cmd_run, "run a command on its own CPUs or the shared pool" },
+	{ "attach", cmd_attach, "move running processes onto an owner's CPUs and cgroup" },
 	{ "apply", cmd_apply, "make the cgroups match the state" },
 	{ "gc", cmd_gc, "release allocations whose run process is gone" },
 	{ "export", cmd_export, "kubelet, Slurm or systemd configuration" },

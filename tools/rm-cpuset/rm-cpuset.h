@@ -26,6 +26,7 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c);
 int cmd_release(int argc, char **argv, struct rm_common *c);
 int cmd_reserve(int argc, char **argv, struct rm_common *c);
 int cmd_run(int argc, char **argv, struct rm_common *c);
+int cmd_attach(int argc, char **argv, struct rm_common *c);
 int cmd_apply(int argc, char **argv, struct rm_common *c);
 int cmd_gc(int argc, char **argv, struct rm_common *c);
 int cmd_export(int argc, char **argv, struct rm_common *c);

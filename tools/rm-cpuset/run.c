@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include <numa.h>
+#include <numaif.h>
 
 #include "exitcodes.h"
+#include "cpulist.h"
 #include "hugetlb.h"
 #include "iolimit.h"
 #include "rm-cpuset.h"
@@ -23,18 +25,80 @@
 /* As env(1) and nice(1): the tool failed, the command cannot run, the command was not found. */
 enum { EXIT_RUN_FAILED = 125, EXIT_CANNOT_EXEC = 126, EXIT_NOT_FOUND = 127 };
 
-enum { OPT_SHARED = 0x200 };
+enum { OPT_SHARED = 0x200, OPT_INTERLEAVE, OPT_PREFERRED, OPT_MEMBIND, OPT_WEIGHTED };
+
+/* Linux 6.9's weighted interleave; libnuma 2.0.16 (Debian 12) does not define it yet. */
+#ifndef MPOL_WEIGHTED_INTERLEAVE
+#define MPOL_WEIGHTED_INTERLEAVE 6
+#endif
+#define WEIGHTED_INTERLEAVE_DIR "/sys/kernel/mm/mempolicy/weighted_interleave"
+
+/* A memory policy given on the command line, as numactl's. */
+struct run_policy {
+	int mode;            /* MPOL_*; MPOL_DEFAULT when none was given */
+	const char *option;  /* "--interleave"... for messages */
+	hwloc_bitmap_t nodes;
+};
 
 struct run_args {
 	struct alloc_req req;
 	bool shared;
 	char **cmd;
+	struct run_policy policy;
 };
 
 static const struct argp_option run_options[] = {
 	{ "shared", OPT_SHARED, NULL, 0, "run on the shared pool instead of exclusive CPUs", 0 },
+	{ "interleave", OPT_INTERLEAVE, "NODES", 0,
+	  "interleave the command's memory over these NUMA nodes (numactl --interleave)", 0 },
+	{ "preferred", OPT_PREFERRED, "NODE", 0,
+	  "allocate its memory on this node first, others when it is full", 0 },
+	{ "membind", OPT_MEMBIND, "NODES", 0,
+	  "allocate its memory only on these nodes (default: all of the owner's nodes)", 0 },
+	{ "weighted-interleave", OPT_WEIGHTED, "NODES", 0,
+	  "interleave by the node weights in " WEIGHTED_INTERLEAVE_DIR " (Linux 6.9+)", 0 },
 	{ 0 }
 };
+
+static void policy_parse(struct argp_state *state, struct run_policy *p, int key, const char *arg)
+{
+	static const struct { int key, mode; const char *option; } modes[] = {
+		{ OPT_INTERLEAVE, MPOL_INTERLEAVE, "--interleave" },
+		{ OPT_PREFERRED, MPOL_PREFERRED, "--preferred" },
+		{ OPT_MEMBIND, MPOL_BIND, "--membind" },
+		{ OPT_WEIGHTED, MPOL_WEIGHTED_INTERLEAVE, "--weighted-interleave" },
+	};
+	char *msg = NULL;
+	size_t k = 0;
+
+	while (modes[k].key != key)
+		k++;
+	if (p->nodes)
+		argp_error(state, "%s and %s: give one memory policy", p->option, modes[k].option);
+	p->mode = modes[k].mode;
+	p->option = modes[k].option;
+	p->nodes = hwloc_bitmap_alloc();
+	if (rm_cpulist_parse(arg, p->nodes, &msg))
+		argp_error(state, "invalid %s: %s", p->option, msg);
+	if (hwloc_bitmap_iszero(p->nodes))
+		argp_error(state, "%s: no NUMA node given", p->option);
+	if (p->mode == MPOL_PREFERRED && hwloc_bitmap_weight(p->nodes) != 1)
+		argp_error(state, "--preferred takes one NUMA node: '%s'", arg);
+}
+
+/* The policy's nodes must be among MEMS, the nodes the command may use; exit 2 otherwise, before
+ * anything is committed. */
+static void policy_check(const struct run_policy *p, hwloc_const_bitmap_t mems, const char *whose)
+{
+	char *nodes, *have;
+
+	if (!p->nodes || hwloc_bitmap_isincluded(p->nodes, mems))
+		return;
+	nodes = rm_cpulist_format(p->nodes);
+	have = rm_cpulist_format(mems);
+	rm_usage_errx("%s: NUMA nodes '%s' are not all among %s memory nodes '%s'", p->option,
+		      nodes, whose, have);
+}
 
 static error_t run_parse(int key, char *arg, struct argp_state *state)
 {
@@ -46,6 +110,12 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SHARED:
 		a->shared = true;
+		break;
+	case OPT_INTERLEAVE:
+	case OPT_PREFERRED:
+	case OPT_MEMBIND:
+	case OPT_WEIGHTED:
+		policy_parse(state, &a->policy, key, arg);
 		break;
 	case ARGP_KEY_ARG:
 		/* the command and its arguments: everything from here on */
@@ -63,6 +133,10 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--shared takes no --add-mems");
 		if (!a->shared && !a->req.count && !a->req.owner)
 			argp_error(state, "give --count N, --owner NAME or --shared");
+		if (a->policy.mode == MPOL_WEIGHTED_INTERLEAVE &&
+		    access(WEIGHTED_INTERLEAVE_DIR, F_OK))
+			argp_error(state, "--weighted-interleave needs Linux 6.9 or later (no %s)",
+				   WEIGHTED_INTERLEAVE_DIR);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -107,6 +181,7 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 	if (a->shared) {
 		/* commit creates the shared cgroup when nothing has yet */
 		pool_open(&p, c, POOL_WRITE | POOL_NEED_CGROUPS);
+		policy_check(&a->policy, p.memnodes, "the machine's");
 		pool_commit(&p);
 		pool_shared(&p, pl->cpus);
 		hwloc_bitmap_copy(pl->mems, p.memnodes);
@@ -130,6 +205,7 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 				      a->req.owner);
 		pool_owner_cpus(&p.st.records[i], pl->cpus);
 		pool_owner_mems(&p, &p.st.records[i], pl->mems);
+		policy_check(&a->policy, pl->mems, "the owner's");
 		/* a degraded owner runs on its CPUs that are online */
 		hwloc_bitmap_and(pl->cpus, pl->cpus, p.all);
 		if (hwloc_bitmap_iszero(pl->cpus))
@@ -150,6 +226,8 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 		alloc_choose(&p, &a->req, pl->cpus);
 		pool_add(&p, a->req.owner, pl->cpus, a->req.add_mems, a->req.isolate, getpid());
 		alloc_choose_resctrl(&p, &a->req, pl->cpus, p.st.nrecords - 1);
+		pool_owner_mems(&p, &p.st.records[p.st.nrecords - 1], pl->mems);
+		policy_check(&a->policy, pl->mems, "the owner's");
 		pool_commit(&p);
 		/* until the command ends and run releases it */
 		pool_committed_cpus(pl->cpus, a->req.owner);
@@ -171,9 +249,26 @@ static bool affinity_is(const cpu_set_t *want, size_t size)
 	return same;
 }
 
+/* Set the memory policy MODE over NODES through libnuma's set_mempolicy (numaif.h): numa_set_*
+ * print libnuma's own message on failure and know no weighted interleave. */
+static int set_policy(int mode, hwloc_const_bitmap_t nodes)
+{
+	struct bitmask *mask = numa_allocate_nodemask();
+	unsigned i;
+	int rc;
+
+	hwloc_bitmap_foreach_begin(i, nodes)
+		if (i < mask->size)
+			numa_bitmask_setbit(mask, i);
+	hwloc_bitmap_foreach_end();
+	rc = set_mempolicy(mode, mask->maskp, mask->size + 1);
+	numa_free_nodemask(mask);
+	return rc;
+}
+
 /* In the child: join the cgroup, set the affinity and the memory policy, exec. */
 __attribute__((noreturn))
-static void child(struct placement *pl, char **cmd)
+static void child(struct placement *pl, const struct run_policy *policy, char **cmd)
 {
 	cpu_set_t *mask;
 	size_t size;
@@ -215,7 +310,13 @@ static void child(struct placement *pl, char **cmd)
 		_exit(EXIT_RUN_FAILED);
 	}
 	CPU_FREE(mask);
-	if (numa_available() >= 0) {
+	if (policy->nodes) {
+		if (set_policy(policy->mode, policy->nodes)) {
+			rm_warnx("%s: cannot set the memory policy: %s", policy->option,
+				 strerror(errno));
+			_exit(EXIT_RUN_FAILED);
+		}
+	} else if (numa_available() >= 0) {
 		struct bitmask *nodes = numa_allocate_nodemask();
 
 		hwloc_bitmap_foreach_begin(i, pl->mems)
@@ -270,9 +371,10 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 	static const struct argp argp = {
 		run_options, run_parse, "[--count N | --owner NAME | --shared] -- COMMAND [ARGS...]",
 		"Run COMMAND in an owner's cgroup, on its CPUs, with its memory bound to their NUMA "
-		"nodes. With --count the CPUs are allocated first (to --owner, or to run-PID) and "
-		"released when the command ends; with --owner alone an existing allocation is used "
-		"(an owner with rm-storage I/O limits alone runs in its I/O cgroup, on any CPU). "
+		"nodes, or under the memory policy given (among those nodes). With --count the CPUs are "
+		"allocated first (to --owner, or to run-PID) and released when the command ends; with "
+		"--owner alone an existing allocation is used (an owner with rm-storage I/O limits alone "
+		"runs in its I/O cgroup, on any CPU). "
 		"Exits with the command's status (its signal is raised again). Before COMMAND "
 		"starts: 1, 2 or 3 as for alloc; 125: placing it failed, 126: it cannot run, "
 		"127: not found.",
@@ -300,7 +402,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 		rm_err(EXIT_RUN_FAILED, "cannot fork%s", pl.allocated ? " (its CPUs were released)" : "");
 	}
 	if (child_pid == 0)
-		child(&pl, a.cmd);
+		child(&pl, &a.policy, a.cmd);
 	/* the terminal's signals reach the command too; others are passed on */
 	sigaction(SIGINT, &ign, NULL);
 	sigaction(SIGQUIT, &ign, NULL);
@@ -319,6 +421,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 	free(pl.resctrl_root);
 	free(pl.resctrl_name);
 	alloc_req_free(&a.req);
+	hwloc_bitmap_free(a.policy.nodes);
 	if (WIFSIGNALED(status)) {
 		struct rlimit no_core = { 0, 0 };
 		sigset_t set;

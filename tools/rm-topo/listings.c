@@ -27,6 +27,7 @@ struct filter {
 	hwloc_bitmap_t set;   /* CPUs the filters leave */
 	hwloc_bitmap_t nodes; /* NUMA nodes named by --node; NULL for all */
 	bool by_cpus;         /* a CPU-based filter was given */
+	bool matrix;          /* distances --matrix */
 };
 
 static const struct argp_option filter_options[] = {
@@ -150,24 +151,34 @@ static void filter_free(struct filter *f)
 	hwloc_bitmap_free(f->nodes);
 }
 
-/* Parse a listing's arguments and load the topology. */
-static struct rm_topo *listing_start(int argc, char **argv, struct rm_common *c, struct filter *f,
-				     const struct rm_column *cols, size_t ncols, const char *defaults,
-				     const char *doc)
+/* Parse a listing's arguments (ARGP's, or the filters' when NULL) and load the topology. */
+static struct rm_topo *listing_start_argp(const struct argp *argp, int argc, char **argv,
+					  struct rm_common *c, struct filter *f,
+					  const struct rm_column *cols, size_t ncols,
+					  const char *defaults)
 {
-	struct argp argp = filter_argp;
 	struct rm_topo *t;
 
 	memset(f, 0, sizeof(*f));
-	argp.doc = doc;
-	rm_parse_command(&argp, argc, argv, c, f, 0);
-	if (c->out.list_columns) {
+	rm_parse_command(argp, argc, argv, c, f, 0);
+	if (c->out.list_columns && cols) {
 		rm_out_list_columns(&c->out, cols, ncols, defaults);
 		exit(RM_EXIT_SUCCESS);
 	}
 	t = rm_topo_load(c, 0);
 	filter_resolve(t, f);
 	return t;
+}
+
+/* Parse a listing's filters and load the topology. */
+static struct rm_topo *listing_start(int argc, char **argv, struct rm_common *c, struct filter *f,
+				     const struct rm_column *cols, size_t ncols, const char *defaults,
+				     const char *doc)
+{
+	struct argp argp = filter_argp;
+
+	argp.doc = doc;
+	return listing_start_argp(&argp, argc, argv, c, f, cols, ncols, defaults);
 }
 
 static void listing_end(struct rm_topo *t, struct filter *f, struct rm_out *out)
@@ -484,7 +495,9 @@ int cmd_packages(int argc, char **argv, struct rm_common *c)
 /* ---- nodes ---- */
 
 enum { NODE_NODE, NODE_CPUS, NODE_MEMORY, NODE_FREE, NODE_DISTANCES, NODE_PACKAGES,
-       NODE_MEMORY_ONLY, NODE_TIER, NODE_NEAREST };
+       NODE_MEMORY_ONLY, NODE_TIER, NODE_NEAREST, NODE_USED };
+static const char node_defaults[] =
+	"node,cpus,memory,free,distances,packages,memory_only,tier,nearest";
 static const struct rm_column node_cols[] = {
 	[NODE_NODE] = { "node", RM_COL_INT, "NUMA node, as the kernel numbers it" },
 	[NODE_CPUS] = { "cpus", RM_COL_SET, "the node's CPUs (\"\" for a CPU-less node)" },
@@ -498,6 +511,8 @@ static const struct rm_column node_cols[] = {
 			"the kernel's memory tier (memory_tierN; lower is faster, Linux 6.1+)" },
 	[NODE_NEAREST] = { "nearest", RM_COL_INT,
 			   "the nearest node with CPUs (the node itself when it has CPUs)" },
+	[NODE_USED] = { "used", RM_COL_SIZE,
+			"memory in use on the node: memory less free, as numastat's MemUsed" },
 };
 
 static void node_record(struct rm_topo *t, struct rm_out *out, hwloc_obj_t node,
@@ -520,6 +535,7 @@ static void node_record(struct rm_topo *t, struct rm_out *out, hwloc_obj_t node,
 	if (node_meminfo(t, node->os_index, &total, &avail) == 0) {
 		rm_out_size(out, NODE_MEMORY, total);
 		rm_out_size(out, NODE_FREE, avail);
+		rm_out_size(out, NODE_USED, total > avail ? total - avail : 0);
 	} else if (node->attr->numanode.local_memory || t->source != RM_TOPO_SYSROOT) {
 		rm_out_size(out, NODE_MEMORY, node->attr->numanode.local_memory);
 	}
@@ -555,9 +571,11 @@ static void node_listing(struct rm_topo *t, struct rm_out *out, struct filter *f
 int cmd_nodes(int argc, char **argv, struct rm_common *c)
 {
 	struct filter f;
-	struct rm_topo *t = listing_start(argc, argv, c, &f, node_cols, ARRAY_SIZE(node_cols), NULL,
+	struct rm_topo *t = listing_start(argc, argv, c, &f, node_cols, ARRAY_SIZE(node_cols),
+					  node_defaults,
 					  "One record per NUMA node: CPUs, memory and distances.");
-	struct rm_out *out = rm_out_new(&c->out, "nodes", node_cols, ARRAY_SIZE(node_cols), NULL, true);
+	struct rm_out *out = rm_out_new(&c->out, "nodes", node_cols, ARRAY_SIZE(node_cols),
+					node_defaults, true);
 
 	node_listing(t, out, &f);
 	listing_end(t, &f, out);
@@ -633,20 +651,115 @@ static const struct rm_column dist_cols[] = {
 	[DIST_VALUE] = { "value", RM_COL_INT, "relative distance (10 is local, as in ACPI SLIT)" },
 };
 
+static error_t distances_parse(int key, char *arg, struct argp_state *state)
+{
+	struct filter *f = state->input;
+
+	(void)arg;
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = f;
+		break;
+	case 'm':
+		f->matrix = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/*
+ * --matrix: one record per node, one column per node (node0=10 node1=21), as numactl -H lays
+ * the matrix out; the columns are the machine's nodes, so they are known once it is loaded.
+ */
+static void distance_matrix(struct rm_topo *t, struct rm_common *c, struct filter *f,
+			    struct hwloc_distances_s *d, const char *single, hwloc_obj_t *nodes,
+			    int n)
+{
+	struct rm_column *cols = xcalloc(n + 1, sizeof(*cols));
+	char **names = xcalloc(n + 1, sizeof(*names));
+	struct rm_out *out;
+
+	cols[0] = (struct rm_column){ "node", RM_COL_INT, "NUMA node, as the kernel numbers it" };
+	for (int j = 0; j < n; j++) {
+		names[j] = xasprintf("node%u", nodes[j]->os_index);
+		cols[j + 1] = (struct rm_column){ names[j], RM_COL_INT,
+						  "distance to the node (10 is local)" };
+	}
+	if (c->out.list_columns) {
+		rm_out_list_columns(&c->out, cols, n + 1, NULL);
+	} else {
+		out = rm_out_new(&c->out, "distances", cols, n + 1, NULL, true);
+		for (int i = 0; (d || single) && i < n; i++) {
+			int a = d ? hwloc_distances_obj_index(d, nodes[i]) : -1;
+
+			if (f->nodes && !hwloc_bitmap_isset(f->nodes, nodes[i]->os_index))
+				continue;
+			if (f->by_cpus &&
+			    !hwloc_bitmap_intersects(rm_topo_node_cpus(t, nodes[i]), f->set))
+				continue;
+			rm_out_begin(out);
+			rm_out_int(out, 0, nodes[i]->os_index);
+			for (int j = 0; j < n; j++) {
+				int b = d ? hwloc_distances_obj_index(d, nodes[j]) : -1;
+
+				if (a >= 0 && b >= 0)
+					rm_out_int(out, j + 1,
+						   (long long)d->values[a * d->nbobjs + b]);
+				else if (single)
+					rm_out_int(out, j + 1, strtoll(single, NULL, 10));
+			}
+			rm_out_end(out);
+		}
+		rm_out_close(out);
+	}
+	for (int j = 0; j < n; j++)
+		free(names[j]);
+	free(names);
+	free(cols);
+}
+
 int cmd_distances(int argc, char **argv, struct rm_common *c)
 {
+	static const struct argp_option options[] = {
+		{ "matrix", 'm', NULL, 0,
+		  "one record per node with a column per node, as numactl -H prints the matrix", 0 },
+		{ 0 }
+	};
+	static const struct argp_child children[] = { { &filter_argp, 0, NULL, 0 }, { 0 } };
+	static const struct argp argp = {
+		options, distances_parse, NULL,
+		"The NUMA distance matrix, one record per pair of nodes (--matrix: per node).",
+		children, NULL, NULL
+	};
 	struct filter f;
-	struct rm_topo *t = listing_start(argc, argv, c, &f, dist_cols, ARRAY_SIZE(dist_cols), NULL,
-					  "The NUMA distance matrix, one record per pair of nodes.");
-	struct rm_out *out = rm_out_new(&c->out, "distances", dist_cols, ARRAY_SIZE(dist_cols), NULL, true);
-	struct hwloc_distances_s *d = rm_topo_numa_distances(t);
+	struct rm_topo *t;
+	struct rm_out *out = NULL;
+	struct hwloc_distances_s *d;
 	hwloc_obj_t *nodes;
-	int n = nodes_sorted(t, &nodes);
-	/* hwloc keeps no matrix for one node; the kernel still states it (as in "nodes") */
-	char *single = !d && n == 1 ? distance_row(t, NULL, nodes[0], nodes, n) : NULL;
+	int n;
+	char *single;
 
-	if (!d && !single)
+	/* the matrix's columns are the machine's nodes: --list-columns waits for the topology */
+	t = listing_start_argp(&argp, argc, argv, c, &f, NULL, 0, NULL);
+	if (c->out.list_columns && !f.matrix) {
+		rm_out_list_columns(&c->out, dist_cols, ARRAY_SIZE(dist_cols), NULL);
+		filter_free(&f);
+		rm_topo_free(t);
+		return RM_EXIT_SUCCESS;
+	}
+	d = rm_topo_numa_distances(t);
+	n = nodes_sorted(t, &nodes);
+	/* hwloc keeps no matrix for one node; the kernel still states it (as in "nodes") */
+	single = !d && n == 1 ? distance_row(t, NULL, nodes[0], nodes, n) : NULL;
+	if (!d && !single && !c->out.list_columns)
 		rm_warnx("no NUMA distances known for this machine");
+	if (f.matrix) {
+		distance_matrix(t, c, &f, d, single, nodes, n);
+		goto done;
+	}
+	out = rm_out_new(&c->out, "distances", dist_cols, ARRAY_SIZE(dist_cols), NULL, true);
 	for (int i = 0; (d || single) && i < n; i++) {
 		int a = d ? hwloc_distances_obj_index(d, nodes[i]) : -1;
 
@@ -670,11 +783,15 @@ int cmd_distances(int argc, char **argv, struct rm_common *c)
 			free(id);
 		}
 	}
+	rm_out_close(out);
+done:
 	if (d)
 		hwloc_distances_release(t->topo, d);
 	free(single);
 	free(nodes);
-	listing_end(t, &f, out);
+	rm_out_flush();
+	filter_free(&f);
+	rm_topo_free(t);
 	return RM_EXIT_SUCCESS;
 }
 
@@ -765,7 +882,7 @@ void topo_summary_free(struct topo_summary *s)
 
 enum { M_MACHINE, M_ARCH, M_MODEL, M_PACKAGES, M_NODES, M_L3, M_CORES, M_CPUS, M_THREADS,
        M_ONLINE, M_OFFLINE, M_ISOLATED, M_NOHZ_FULL, M_MEMORY, M_HUGEPAGES, M_ALLOWED,
-       M_MEMORY_ONLY };
+       M_MEMORY_ONLY, M_THP, M_NUMA_BALANCING, M_ZONE_RECLAIM, M_KSM };
 static const struct rm_column machine_cols[] = {
 	[M_MACHINE] = { "machine", RM_COL_STRING, "host name (\"-\" for snapshots without one)" },
 	[M_ARCH] = { "arch", RM_COL_STRING, "architecture" },
@@ -785,7 +902,54 @@ static const struct rm_column machine_cols[] = {
 	[M_ALLOWED] = { "allowed", RM_COL_SET, "CPUs in this process's cpuset (cgroup)" },
 	[M_MEMORY_ONLY] = { "memory_only_nodes", RM_COL_SET,
 			    "NUMA nodes with memory and no CPUs (CXL memory, HBM)" },
+	[M_THP] = { "thp", RM_COL_STRING,
+		    "transparent huge pages: always, madvise or never" },
+	[M_NUMA_BALANCING] = { "numa_balancing", RM_COL_INT,
+			       "automatic NUMA balancing: 0 off, 1 on, 2 memory tiering, 3 both" },
+	[M_ZONE_RECLAIM] = { "zone_reclaim_mode", RM_COL_INT,
+			     "reclaim on the local node before using another (0: off)" },
+	[M_KSM] = { "ksm", RM_COL_INT, "same-page merging: 0 stopped, 1 running, 2 unmerging" },
 };
+
+/* What moves a process's memory or makes its latency vary behind its back: the kernel's
+ * settings, read from FILE under the machine's root; NULL when not known. */
+static char *setting(struct rm_topo *t, const char *file)
+{
+	char *v;
+
+	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
+		return NULL;
+	v = rm_sysfs_read(t->sysroot, file);
+	if (v && !strcmp(file, "sys/kernel/mm/transparent_hugepage/enabled")) {
+		/* "always [madvise] never": the bracketed one */
+		char *b = strchr(v, '['), *e = b ? strchr(b, ']') : NULL;
+
+		if (!e) {
+			free(v);
+			return NULL;
+		}
+		*e = '\0';
+		memmove(v, b + 1, strlen(b + 1) + 1);
+	}
+	return v;
+}
+
+static void out_setting(struct rm_topo *t, struct rm_out *out, int col, const char *file)
+{
+	char *v = setting(t, file), *end;
+	long n;
+
+	if (v && machine_cols[col].type == RM_COL_INT) {
+		n = strtol(v, &end, 10);
+		if (end != v && !*end)
+			rm_out_int(out, col, n);
+		else
+			rm_out_str(out, col, NULL);
+	} else {
+		rm_out_str(out, col, v);
+	}
+	free(v);
+}
 
 static char *host_name(struct rm_topo *t)
 {
@@ -857,11 +1021,15 @@ int cmd_summary(int argc, char **argv, struct rm_common *c)
 	rm_out_str(mout, M_HUGEPAGES, t->source == RM_TOPO_SYNTHETIC || sizes ? (sizes ? sizes : "") : NULL);
 	rm_out_set(mout, M_ALLOWED, t->allowed);
 	rm_out_set(mout, M_MEMORY_ONLY, rm_topo_memory_only_nodes(t));
+	out_setting(t, mout, M_THP, "sys/kernel/mm/transparent_hugepage/enabled");
+	out_setting(t, mout, M_NUMA_BALANCING, "proc/sys/kernel/numa_balancing");
+	out_setting(t, mout, M_ZONE_RECLAIM, "proc/sys/vm/zone_reclaim_mode");
+	out_setting(t, mout, M_KSM, "sys/kernel/mm/ksm/run");
 	rm_out_end(mout);
 	rm_out_close(mout);
 
 	/* -o selects the machine record's fields; the node records keep theirs */
-	nout = rm_out_new(&c->out, "nodes", node_cols, ARRAY_SIZE(node_cols), NULL, false);
+	nout = rm_out_new(&c->out, "nodes", node_cols, ARRAY_SIZE(node_cols), node_defaults, false);
 	node_listing(t, nout, NULL);
 	rm_out_close(nout);
 	rm_out_flush();

@@ -14,6 +14,7 @@ static const struct rm_command commands[] = {
 	{ "caches", cmd_caches, "one record per cache" },
 	{ "distances", cmd_distances, "the NUMA distance matrix, one record per pair" },
 	{ "irqs", cmd_irqs, "one record per IRQ: device, affinity, node, count per CPU" },
+	{ "ps", cmd_ps, "processes and threads bound to CPUs, by owner, like hwloc-ps" },
 	{ "resctrl", cmd_resctrl, "cache and memory bandwidth allocation (RDT, PQoS)" },
 	{ "calc", cmd_calc, "set calculations over locations, like hwloc-calc" },
 	{ "snapshot", cmd_snapshot, "copy the /sys and /proc files rm-topo reads into DIR" },
