@@ -498,6 +498,36 @@ int rm_cgroup_children(const char *parent, char ***names, char **errmsg)
 	return n;
 }
 
+int rm_cgroup_remove_childless(const char *parent, char **errmsg)
+{
+	char **names = NULL;
+	int n = rm_cgroup_children(parent, &names, errmsg);
+
+	if (n < 0)
+		return -1;
+	rm_kernfs_names_free(names, n);
+	if (n == 0 && rm_kernfs_is_dir(parent, FILES) && rm_kernfs_rmdir(parent) < 0 &&
+	    errno != EBUSY && errno != ENOTEMPTY) {
+		*errmsg = xasprintf("cannot remove %s: %s", parent, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int rm_cgroup_join(const char *dir, pid_t pid, char **errmsg)
+{
+	char *path = xasprintf("%s/cgroup.procs", dir), val[24];
+	int rc = 0, e;
+
+	snprintf(val, sizeof(val), "%d", (int)pid);
+	if (rm_kernfs_is_dir(dir, FILES) && (e = rm_kernfs_write(path, val, FILES))) {
+		*errmsg = xasprintf("cannot write '%s' to %s: %s", val, path, strerror(e));
+		rc = -1;
+	}
+	free(path);
+	return rc;
+}
+
 int rm_cgroups_children(const struct rm_cgroups *cg, char ***names, char **errmsg)
 {
 	return rm_cgroup_children(cg->parent, names, errmsg);

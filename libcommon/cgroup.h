@@ -68,6 +68,13 @@ char *rm_cgroup_owner_path(enum rm_cgroup_version version, const char *mount, co
  * PARENT does not exist, or -1 with *ERRMSG "cannot read PARENT: REASON". */
 int rm_cgroup_children(const char *parent, char ***names, char **errmsg);
 
+/* Remove PARENT when it has no child cgroup left (a child made meanwhile keeps it): 0, or -1 with
+ * *ERRMSG "cannot remove PARENT: REASON". */
+int rm_cgroup_remove_childless(const char *parent, char **errmsg);
+
+/* Move PID into the cgroup DIR when DIR exists (0 when it does not): 0, or -1 with *ERRMSG. */
+int rm_cgroup_join(const char *dir, pid_t pid, char **errmsg);
+
 /*
  * Find the cpuset hierarchy. Under $RM_CGROUP_ROOT when it is set (a directory laid out like
  * /sys/fs/cgroup: a unified mount at its top, or v1 mounts as its subdirectories, or a hybrid with

@@ -312,8 +312,8 @@ static int empty_cgroup(const struct rm_hugetlb *h, const char *dir, char **errm
 int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint64_t *page_sizes,
 		      size_t nsizes, char **errmsg)
 {
-	char *dir = rm_hugetlb_path(h, owner), **names = NULL;
-	int rc = 0, n;
+	char *dir = rm_hugetlb_path(h, owner);
+	int rc = 0;
 
 	if (!rm_kernfs_is_dir(dir, FILES)) {
 		free(dir);
@@ -350,15 +350,7 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 	}
 	free(dir);
 	/* the parent goes with its last child; "+hugetlb" in the root stays, as "+cpuset" does */
-	if ((n = rm_hugetlb_owners(h, &names, errmsg)) < 0)
-		return -1;
-	rm_kernfs_names_free(names, n);
-	if (n == 0 && rm_kernfs_is_dir(h->parent, FILES) && rm_kernfs_rmdir(h->parent) < 0 &&
-	    errno != EBUSY && errno != ENOTEMPTY) {
-		*errmsg = xasprintf("cannot remove %s: %s", h->parent, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return rm_cgroup_remove_childless(h->parent, errmsg);
 }
 
 int rm_hugetlb_owners(const struct rm_hugetlb *h, char ***names, char **errmsg)
@@ -369,8 +361,8 @@ int rm_hugetlb_owners(const struct rm_hugetlb *h, char ***names, char **errmsg)
 int rm_hugetlb_attach(const char *owner, pid_t pid, char **errmsg)
 {
 	struct rm_hugetlb h;
-	char *dir, *path, *msg = NULL, val[24];
-	int rc = 0, e;
+	char *dir, *msg = NULL;
+	int rc;
 
 	if (!rm_name_valid(owner))
 		return 0;
@@ -379,13 +371,7 @@ int rm_hugetlb_attach(const char *owner, pid_t pid, char **errmsg)
 		return 0; /* no hugetlb controller: no limits to join */
 	}
 	dir = rm_hugetlb_path(&h, owner);
-	path = xasprintf("%s/cgroup.procs", dir);
-	snprintf(val, sizeof(val), "%d", (int)pid);
-	if (rm_kernfs_is_dir(dir, FILES) && (e = rm_kernfs_write(path, val, FILES))) {
-		*errmsg = xasprintf("cannot write '%s' to %s: %s", val, path, strerror(e));
-		rc = -1;
-	}
-	free(path);
+	rc = rm_cgroup_join(dir, pid, errmsg);
 	free(dir);
 	rm_hugetlb_close(&h);
 	return rc;

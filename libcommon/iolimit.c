@@ -363,8 +363,7 @@ int rm_io_read(const struct rm_io *io, const char *owner, const char *devno,
 
 int rm_io_remove(const struct rm_io *io, const char *owner, char **errmsg)
 {
-	char *dir = rm_io_path(io, owner), **names = NULL;
-	int n;
+	char *dir = rm_io_path(io, owner);
 
 	if (io->cpuset || !rm_kernfs_is_dir(dir, FILES)) {
 		free(dir); /* rm-cpuset's cgroup stays; its limits are already lifted */
@@ -378,15 +377,7 @@ int rm_io_remove(const struct rm_io *io, const char *owner, char **errmsg)
 		return -1;
 	}
 	free(dir);
-	if ((n = rm_cgroup_children(io->parent, &names, errmsg)) < 0)
-		return -1;
-	rm_kernfs_names_free(names, n);
-	if (n == 0 && rm_kernfs_is_dir(io->parent, FILES) && rm_kernfs_rmdir(io->parent) < 0 &&
-	    errno != EBUSY && errno != ENOTEMPTY) {
-		*errmsg = xasprintf("cannot remove %s: %s", io->parent, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return rm_cgroup_remove_childless(io->parent, errmsg);
 }
 
 bool rm_io_has_cgroup(const char *owner)
@@ -409,8 +400,8 @@ bool rm_io_has_cgroup(const char *owner)
 int rm_io_attach(const char *owner, pid_t pid, char **errmsg)
 {
 	struct rm_io io;
-	char *dir, *path, *msg = NULL, val[24];
-	int rc = 0, e;
+	char *dir, *msg = NULL;
+	int rc;
 
 	if (!rm_name_valid(owner))
 		return 0;
@@ -419,13 +410,7 @@ int rm_io_attach(const char *owner, pid_t pid, char **errmsg)
 		return 0; /* no io controller: no limits to join */
 	}
 	dir = rm_io_path(&io, owner);
-	path = xasprintf("%s/cgroup.procs", dir);
-	snprintf(val, sizeof(val), "%d", (int)pid);
-	if (rm_kernfs_is_dir(dir, FILES) && (e = rm_kernfs_write(path, val, FILES))) {
-		*errmsg = xasprintf("cannot write '%s' to %s: %s", val, path, strerror(e));
-		rc = -1;
-	}
-	free(path);
+	rc = rm_cgroup_join(dir, pid, errmsg);
 	free(dir);
 	rm_io_close(&io);
 	return rc;
