@@ -5,6 +5,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,8 +18,82 @@
 
 #include "snaparchive.h"
 #include "exitcodes.h"
+#include "msg.h"
 #include "options.h"
 #include "xalloc.h"
+
+/* ---- libarchive, loaded on first use ---- */
+
+/*
+ * libarchive is opened with dlopen when an archive is first read or written rather than linked:
+ * linked, it brings libxml2, ICU and libstdc++ into the start-up of every tool (several times
+ * the work of a whole `lsblk`), though only snapshots given as archives need it. Its soname has
+ * been libarchive.so.13 since libarchive 3.0.
+ */
+#define LIBARCHIVE_SONAME "libarchive.so.13"
+#define LIBARCHIVE_FUNCTIONS(X) \
+	X(archive_entry_clear) \
+	X(archive_entry_filetype) \
+	X(archive_entry_free) \
+	X(archive_entry_hardlink) \
+	X(archive_entry_new) \
+	X(archive_entry_pathname) \
+	X(archive_entry_perm) \
+	X(archive_entry_set_filetype) \
+	X(archive_entry_set_gid) \
+	X(archive_entry_set_gname) \
+	X(archive_entry_set_mtime) \
+	X(archive_entry_set_pathname) \
+	X(archive_entry_set_perm) \
+	X(archive_entry_set_size) \
+	X(archive_entry_set_symlink) \
+	X(archive_entry_set_uid) \
+	X(archive_entry_set_uname) \
+	X(archive_entry_symlink) \
+	X(archive_error_string) \
+	X(archive_read_data_block) \
+	X(archive_read_free) \
+	X(archive_read_new) \
+	X(archive_read_next_header) \
+	X(archive_read_open_fd) \
+	X(archive_read_support_filter_all) \
+	X(archive_read_support_format_tar) \
+	X(archive_write_add_filter) \
+	X(archive_write_close) \
+	X(archive_write_data) \
+	X(archive_write_data_block) \
+	X(archive_write_disk_new) \
+	X(archive_write_disk_set_options) \
+	X(archive_write_finish_entry) \
+	X(archive_write_free) \
+	X(archive_write_header) \
+	X(archive_write_new) \
+	X(archive_write_open_fd) \
+	X(archive_write_set_format_pax_restricted)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+	LIBARCHIVE_FUNCTIONS(X)
+#undef X
+} la;
+
+/* Fill la, or exit 1 naming what is missing. */
+static void la_load(void)
+{
+	static void *handle;
+	void *h;
+
+	if (handle)
+		return;
+	if (!(h = dlopen(LIBARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL)))
+		rm_errx(RM_EXIT_FAILURE, "cannot load %s: %s", LIBARCHIVE_SONAME, dlerror());
+#define X(f) \
+	if (!(la.f = (__typeof__(f) *)dlsym(h, #f))) \
+		rm_errx(RM_EXIT_FAILURE, "cannot load %s: no %s in it", LIBARCHIVE_SONAME, #f);
+	LIBARCHIVE_FUNCTIONS(X)
+#undef X
+	handle = h;
+}
 
 /* ---- trees below a directory fd ---- */
 
@@ -258,7 +333,7 @@ static int write_fail(struct writer *w, const char *what, const char *path)
 {
 	if (!w->errmsg)
 		w->errmsg = xasprintf("cannot %s '%s': %s", what, path,
-				      errno ? strerror(errno) : archive_error_string(w->a));
+				      errno ? strerror(errno) : la.archive_error_string(w->a));
 	return -1;
 }
 
@@ -266,20 +341,20 @@ static int write_fail(struct writer *w, const char *what, const char *path)
 static int write_header(struct writer *w, const char *path, mode_t type, mode_t perm, int64_t size,
 			const char *link)
 {
-	archive_entry_clear(w->e);
-	archive_entry_set_pathname(w->e, path);
-	archive_entry_set_filetype(w->e, type);
-	archive_entry_set_perm(w->e, perm & 07777);
-	archive_entry_set_uid(w->e, 0);
-	archive_entry_set_gid(w->e, 0);
-	archive_entry_set_uname(w->e, "root");
-	archive_entry_set_gname(w->e, "root");
-	archive_entry_set_mtime(w->e, w->mtime, 0);
-	archive_entry_set_size(w->e, size);
+	la.archive_entry_clear(w->e);
+	la.archive_entry_set_pathname(w->e, path);
+	la.archive_entry_set_filetype(w->e, type);
+	la.archive_entry_set_perm(w->e, perm & 07777);
+	la.archive_entry_set_uid(w->e, 0);
+	la.archive_entry_set_gid(w->e, 0);
+	la.archive_entry_set_uname(w->e, "root");
+	la.archive_entry_set_gname(w->e, "root");
+	la.archive_entry_set_mtime(w->e, w->mtime, 0);
+	la.archive_entry_set_size(w->e, size);
 	if (link)
-		archive_entry_set_symlink(w->e, link);
+		la.archive_entry_set_symlink(w->e, link);
 	errno = 0;
-	return archive_write_header(w->a, w->e) < ARCHIVE_WARN ? write_fail(w, "write", path) : 0;
+	return la.archive_write_header(w->a, w->e) < ARCHIVE_WARN ? write_fail(w, "write", path) : 0;
 }
 
 static int write_file(struct writer *w, int dirfd, const char *name, const char *path,
@@ -304,7 +379,7 @@ static int write_file(struct writer *w, int dirfd, const char *name, const char 
 	/* the tree is private: its files do not change while they are archived */
 	while (rc == 0 && left > 0 && (n = read(fd, buf, sizeof(buf))) > 0) {
 		errno = 0;
-		if (archive_write_data(w->a, buf, (size_t)n) != n)
+		if (la.archive_write_data(w->a, buf, (size_t)n) != n)
 			rc = write_fail(w, "write", path);
 		left -= n;
 	}
@@ -357,30 +432,33 @@ static int write_dir(struct writer *w, int dirfd, const char *prefix)
 int rm_archive_write(int treefd, const char *top, int outfd, const char *name, time_t mtime,
 		     char **errmsg)
 {
-	struct writer w = { archive_write_new(), archive_entry_new(), mtime, NULL };
+	struct writer w = { NULL, NULL, mtime, NULL };
 	int i = suffix_index(name), rc = -1;
 
+	la_load();
+	w.a = la.archive_write_new();
+	w.e = la.archive_entry_new();
 	if (!w.a || !w.e)
 		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	errno = 0;
 	/* pax restricted: plain ustar headers unless a name is too long for them */
-	if (i < 0 || archive_write_add_filter(w.a, suffixes[i].filter) != ARCHIVE_OK ||
-	    archive_write_set_format_pax_restricted(w.a) != ARCHIVE_OK ||
-	    archive_write_open_fd(w.a, outfd) != ARCHIVE_OK) {
+	if (i < 0 || la.archive_write_add_filter(w.a, suffixes[i].filter) != ARCHIVE_OK ||
+	    la.archive_write_set_format_pax_restricted(w.a) != ARCHIVE_OK ||
+	    la.archive_write_open_fd(w.a, outfd) != ARCHIVE_OK) {
 		write_fail(&w, "write", name);
 		goto out;
 	}
 	if (write_header(&w, top, AE_IFDIR, 0755, 0, NULL) < 0 || write_dir(&w, treefd, top) < 0)
 		goto out;
 	errno = 0;
-	if (archive_write_close(w.a) != ARCHIVE_OK) {
+	if (la.archive_write_close(w.a) != ARCHIVE_OK) {
 		write_fail(&w, "write", name);
 		goto out;
 	}
 	rc = 0;
 out:
-	archive_entry_free(w.e);
-	archive_write_free(w.a);
+	la.archive_entry_free(w.e);
+	la.archive_write_free(w.a);
 	if (rc < 0)
 		*errmsg = w.errmsg;
 	else
@@ -490,68 +568,71 @@ static const char *escaping_link(int dirfd, const char *path, const char *real)
 /* Unpack the archive open at FD (named PATH) into the current directory. */
 static void unpack(int fd, const char *path)
 {
-	struct archive *r = archive_read_new(), *w = archive_write_disk_new();
+	struct archive *r, *w;
 	struct archive_entry *e;
 	int rc;
 
+	la_load();
+	r = la.archive_read_new();
+	w = la.archive_write_disk_new();
 	if (!r || !w)
 		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
-	archive_read_support_filter_all(r);
-	archive_read_support_format_tar(r);
+	la.archive_read_support_filter_all(r);
+	la.archive_read_support_format_tar(r);
 	/* no owners, no special modes, nothing written through a link or outside the directory */
-	archive_write_disk_set_options(w, ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+	la.archive_write_disk_set_options(w, ARCHIVE_EXTRACT_SECURE_SYMLINKS |
 				       ARCHIVE_EXTRACT_SECURE_NODOTDOT |
 				       ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS |
 				       ARCHIVE_EXTRACT_NO_OVERWRITE);
-	if (archive_read_open_fd(r, fd, 65536) != ARCHIVE_OK)
+	if (la.archive_read_open_fd(r, fd, 65536) != ARCHIVE_OK)
 		rm_usage_errx("not a readable snapshot archive: '%s': %s", path,
-			      archive_error_string(r));
-	while ((rc = archive_read_next_header(r, &e)) != ARCHIVE_EOF) {
+			      la.archive_error_string(r));
+	while ((rc = la.archive_read_next_header(r, &e)) != ARCHIVE_EOF) {
 		const char *name, *link;
 		mode_t type;
 
 		if (rc < ARCHIVE_WARN)
 			rm_usage_errx("not a readable snapshot archive: '%s': %s", path,
-				      archive_error_string(r));
-		name = archive_entry_pathname(e);
-		type = archive_entry_filetype(e);
-		link = archive_entry_symlink(e);
-		if (!name || !safe_name(name) || archive_entry_hardlink(e) ||
+				      la.archive_error_string(r));
+		name = la.archive_entry_pathname(e);
+		type = la.archive_entry_filetype(e);
+		link = la.archive_entry_symlink(e);
+		if (!name || !safe_name(name) || la.archive_entry_hardlink(e) ||
 		    (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) ||
 		    (type == AE_IFLNK && (!link || !safe_link(name, link))))
 			rm_usage_errx("unsafe entry in the snapshot archive '%s': '%s'", path,
 				      name ? name : "");
 		/* readable and, for directories, searchable by the owner; no set-id bits */
-		archive_entry_set_perm(e, (archive_entry_perm(e) & 0755) |
+		la.archive_entry_set_perm(e, (la.archive_entry_perm(e) & 0755) |
 					  (type == AE_IFDIR ? 0700 : 0400));
-		rc = archive_write_header(w, e);
+		rc = la.archive_write_header(w, e);
 		if (rc == ARCHIVE_FAILED)
 			rm_usage_errx("unsafe entry in the snapshot archive '%s': '%s': %s", path, name,
-				      archive_error_string(w));
+				      la.archive_error_string(w));
 		if (rc < ARCHIVE_WARN)
 			rm_errx(RM_EXIT_FAILURE, "cannot unpack '%s' from '%s': %s", name, path,
-			     archive_error_string(w));
+			     la.archive_error_string(w));
 		if (type == AE_IFREG) {
 			const void *buf;
 			size_t size;
 			la_int64_t offset;
 
-			while ((rc = archive_read_data_block(r, &buf, &size, &offset)) == ARCHIVE_OK)
-				if (archive_write_data_block(w, buf, size, offset) < ARCHIVE_WARN)
+			while ((rc = la.archive_read_data_block(r, &buf, &size, &offset)) == ARCHIVE_OK)
+				if (la.archive_write_data_block(w, buf, size, offset) < ARCHIVE_WARN)
 					rm_errx(RM_EXIT_FAILURE, "cannot unpack '%s' from '%s': %s", name,
-					     path, archive_error_string(w));
+					     path, la.archive_error_string(w));
 			if (rc != ARCHIVE_EOF)
 				rm_usage_errx("not a readable snapshot archive: '%s': %s", path,
-					      archive_error_string(r));
+					      la.archive_error_string(r));
 		}
-		if (archive_write_finish_entry(w) < ARCHIVE_WARN)
+		if (la.archive_write_finish_entry(w) < ARCHIVE_WARN)
 			rm_errx(RM_EXIT_FAILURE, "cannot unpack '%s' from '%s': %s", name, path,
-			     archive_error_string(w));
+			     la.archive_error_string(w));
 	}
-	if (archive_write_close(w) != ARCHIVE_OK)
-		rm_errx(RM_EXIT_FAILURE, "cannot unpack '%s': %s", path, archive_error_string(w));
-	archive_write_free(w);
-	archive_read_free(r);
+	if (la.archive_write_close(w) != ARCHIVE_OK)
+		rm_errx(RM_EXIT_FAILURE, "cannot unpack '%s': %s", path, la.archive_error_string(w));
+	la.archive_write_free(w);
+	la.archive_read_free(r);
 }
 
 static bool is_dir_at(int dirfd, const char *name)
