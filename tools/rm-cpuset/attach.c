@@ -60,10 +60,6 @@ static error_t attach_parse(int key, char *arg, struct argp_state *state)
 		a->pids = xrealloc(a->pids, (a->npids + 1) * sizeof(*a->pids));
 		a->pids[a->npids++] = (pid_t)pid;
 		break;
-	case ARGP_KEY_END:
-		if (!a->npids)
-			argp_error(state, "give an OWNER and at least one PID");
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -201,6 +197,12 @@ int cmd_attach(int argc, char **argv, struct rm_common *c)
 		hwloc_bitmap_free(cpus);
 		hwloc_bitmap_free(mems);
 		return RM_EXIT_SUCCESS;
+	}
+	if (!a.npids) {
+		free(a.pids);
+		hwloc_bitmap_free(cpus);
+		hwloc_bitmap_free(mems);
+		rm_usage_errx("attach: give an OWNER and at least one PID");
 	}
 	rm_out_check(&c->out, attach_cols, ARRAY_SIZE(attach_cols), NULL);
 	if (c->topology || c->sysroot)
