@@ -1224,6 +1224,7 @@ quickstart_packages() {
 	# every program a test looks for comes from a listed package (Debian's names)
 	declare -A from=([cc]=build-essential [clang]=clang [groff]=groff-base [man]=man-db
 		[hwloc-calc]=hwloc-nox [hwloc-ps]=hwloc-nox [lstopo-no-graphics]=hwloc-nox [numactl]=numactl [lspci]=pciutils
+		[losetup]=mount [lsblk]=util-linux [mke2fs]=e2fsprogs [mkfs.ext4]=e2fsprogs
 		[qemu-system-x86_64]=qemu-system-x86 [script]=bsdutils [setpriv]=util-linux
 		[slurmd]=slurmd [strace]=strace [zsh]=zsh [rm-devices]=''
 		[irqbalance]='') # irqbalance runs in the lab's guests: lab.sh fetches it, unpacked
