@@ -409,6 +409,10 @@ int rm_io_attach(const char *owner, pid_t pid, char **errmsg)
 		free(msg);
 		return 0; /* no io controller: no limits to join */
 	}
+	if (io.cpuset) { /* the io cgroup is rm-cpuset's: joined there, or kept out by --no-cgroups */
+		rm_io_close(&io);
+		return 0;
+	}
 	dir = rm_io_path(&io, owner);
 	rc = rm_cgroup_join(dir, pid, errmsg);
 	free(dir);

@@ -66,7 +66,8 @@ int rm_io_remove(const struct rm_io *io, const char *owner, char **errmsg);
 /* Whether OWNER has a cgroup on the io hierarchy. */
 bool rm_io_has_cgroup(const char *owner);
 /* Move PID into OWNER's io cgroup when it has one (rm-cpuset run calls this for the command it
- * starts); 0 and nothing done when it has none or no io controller is mounted. -1 with *ERRMSG. */
+ * starts); 0 and nothing done when it has none, when no io controller is mounted, or when io
+ * shares rm-cpuset's cgroups (rm-cpuset joins those itself). -1 with *ERRMSG. */
 int rm_io_attach(const char *owner, pid_t pid, char **errmsg);
 
 #endif
