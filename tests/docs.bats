@@ -1223,7 +1223,9 @@ quickstart_packages() {
 	done
 	# every program a test looks for comes from a listed package (Debian's names)
 	declare -A from=([cc]=build-essential [clang]=clang [groff]=groff-base [man]=man-db
-		[hwloc-calc]=hwloc-nox [hwloc-ps]=hwloc-nox [lstopo-no-graphics]=hwloc-nox [numactl]=numactl [lspci]=pciutils
+		[hwloc-calc]=hwloc-nox [hwloc-info]=hwloc-nox [hwloc-ps]=hwloc-nox [lstopo]=hwloc-nox
+		[lstopo-no-graphics]=hwloc-nox [numactl]=numactl [numastat]=numactl [lspci]=pciutils
+		[rsvg-convert]=librsvg2-bin
 		[losetup]=mount [lsblk]=util-linux [mke2fs]=e2fsprogs [mkfs.ext4]=e2fsprogs
 		[qemu-system-x86_64]=qemu-system-x86 [script]=bsdutils [setpriv]=util-linux
 		[slurmd]=slurmd [strace]=strace [zsh]=zsh [rm-devices]=''
