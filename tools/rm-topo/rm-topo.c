@@ -16,6 +16,7 @@ static const struct rm_command commands[] = {
 	{ "irqs", cmd_irqs, "one record per IRQ: device, affinity, node, count per CPU" },
 	{ "ps", cmd_ps, "processes and threads bound to CPUs, by owner, like hwloc-ps" },
 	{ "resctrl", cmd_resctrl, "cache and memory bandwidth allocation (RDT, PQoS)" },
+	{ "draw", cmd_draw, "a picture of the machine as nested boxes, or SVG, like lstopo" },
 	{ "calc", cmd_calc, "set calculations over locations, like hwloc-calc" },
 	{ "snapshot", cmd_snapshot, "copy the /sys and /proc files rm-topo reads into DIR" },
 	{ "export", cmd_export, "export for other tools (nfd: Node Feature Discovery labels)" },

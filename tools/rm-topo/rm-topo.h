@@ -19,6 +19,7 @@ int cmd_export(int argc, char **argv, struct rm_common *c);
 int cmd_resctrl(int argc, char **argv, struct rm_common *c);
 int cmd_irqs(int argc, char **argv, struct rm_common *c);
 int cmd_ps(int argc, char **argv, struct rm_common *c);
+int cmd_draw(int argc, char **argv, struct rm_common *c);
 
 /* Facts of the machine record, shared by the summary and export nfd. */
 struct topo_summary {
