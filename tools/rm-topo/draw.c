@@ -232,14 +232,14 @@ static void add_memory(struct draw_ctx *x, struct box *b, hwloc_obj_t m)
 /* The box for OBJ, or NULL when it is not drawn (its children go to its parent's box). */
 static struct box *object_box(struct draw_ctx *x, hwloc_obj_t o)
 {
-	char *label;
+	char label[16];
 
 	if (hwloc_obj_type_is_cache(o->type)) {
 		/* L1 caches are one per core: drawing them says nothing the core does not. */
 		if (x->a->no_caches || hwloc_obj_type_is_icache(o->type) ||
 		    o->attr->cache.depth < 2)
 			return NULL;
-		label = xasprintf("L%u", o->attr->cache.depth);
+		snprintf(label, sizeof(label), "L%u", o->attr->cache.depth);
 		return box_new(K_CACHE, sized(label, o->attr->cache.size));
 	}
 	switch (o->type) {
