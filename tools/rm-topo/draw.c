@@ -87,6 +87,7 @@ struct box {
 	bool newrow;     /* starts a new row of its parent's children */
 	bool break_next; /* the next child added starts a new row */
 	int x, y, w, h;  /* in cells, relative to the parent's corner */
+	int minw;        /* the width of the widest box of its sort (see fit) */
 };
 
 static struct box *box_new(enum kind kind, char *label)
@@ -317,7 +318,39 @@ static void layout(struct box *b, int maxw)
 			rowh = k->h;
 	}
 	b->w = (len > w ? len : w) + 2;
+	if (b->w < b->minw)
+		b->w = b->minw <= maxw ? b->minw : maxw;
 	b->h = rowy + 1;
+}
+
+/* The sort of a box for fit: its kind, and a cache's level. */
+static int sort_of(const struct box *b)
+{
+	return b->kind * 10 + (b->kind == K_CACHE ? b->label[1] - '0' : 0);
+}
+
+static void widest(struct box *b, int *w, bool set)
+{
+	int k = sort_of(b);
+
+	if (set)
+		b->minw = b->kind == K_DEVICE || b->kind == K_MACHINE ? 0 : w[k];
+	else if (b->w > w[k])
+		w[k] = b->w;
+	for (size_t i = 0; i < b->nkids; i++)
+		widest(b->kid[i], w, set);
+}
+
+/* Lay ROOT out within MAXW cells, boxes of a sort (all the PUs, all the cores, all the L2s) as
+ * wide as the widest of them where the width allows, as lstopo draws them. */
+static void fit(struct box *root, int maxw)
+{
+	int w[K_NKINDS * 10] = { 0 };
+
+	layout(root, maxw);
+	widest(root, w, false);
+	widest(root, w, true);
+	layout(root, maxw);
 }
 
 /* ---- the terminal ---- */
@@ -492,7 +525,7 @@ int cmd_draw(int argc, char **argv, struct rm_common *c)
 		struct rm_atomic at;
 
 		title = xasprintf("Topology of %s", of ? of : "this machine");
-		layout(root, SVG_COLUMNS);
+		fit(root, SVG_COLUMNS);
 		if (!strcmp(a.svg, "-")) {
 			draw_svg(root, title, stdout);
 		} else if (rm_atomic_open(&at, a.svg, 0644, &msg) < 0 ||
@@ -503,7 +536,7 @@ int cmd_draw(int argc, char **argv, struct rm_common *c)
 		}
 		free(title);
 	} else {
-		layout(root, terminal_width());
+		fit(root, terminal_width());
 		draw_terminal(root, a.ascii, stdout);
 	}
 	box_free(root);
