@@ -292,7 +292,8 @@ static void latency_collect(struct latency *l, const struct results *rs, size_t 
 			s->p[s->n++] = pt;
 		}
 	}
-	qsort(l->s, l->n, sizeof(*l->s), cmp_series);
+	if (l->n) /* qsort wants an array, even of none */
+		qsort(l->s, l->n, sizeof(*l->s), cmp_series);
 	for (size_t k = 0; k < l->n; k++)
 		qsort(l->s[k].p, l->s[k].n, sizeof(*l->s[k].p), cmp_point);
 }
