@@ -772,6 +772,13 @@ cpuset_owners() {
 	touch "$BATS_TEST_TMPDIR/base.json"
 	bash_complete "rm-bench compare $BATS_TEST_TMPDIR/base."
 	assert_output "$BATS_TEST_TMPDIR/base.json"
+	bash_complete 'rm-bench plot --kind m'
+	assert_output matrix
+	touch "$BATS_TEST_TMPDIR/pic.svg"
+	bash_complete "rm-bench plot --output $BATS_TEST_TMPDIR/pic"
+	assert_output "$BATS_TEST_TMPDIR/pic.svg"
+	bash_complete "rm-bench plot --kind latency $BATS_TEST_TMPDIR/base."
+	assert_output "$BATS_TEST_TMPDIR/base.json"
 	# counts, sizes, times and CPU sets are not completed
 	bash_complete 'rm-bench mem --size '
 	assert_output ''

@@ -39,20 +39,6 @@ static const char *const result_fields[] = {
 	"duration_ms", "neighbour_rate", "llc_occupancy", "mbm_total", "mbm_local",
 };
 
-struct result {
-	struct rm_record rec;
-	char *key;     /* bench, then the parameters sorted, values normalized */
-	char *params;  /* the parameters as a record, in their order */
-	bool matched;
-};
-
-struct results {
-	const char *file;
-	struct result *r;
-	size_t n;
-	struct rm_record machine; /* nfields 0: none */
-};
-
 struct compare_args {
 	const char *files[2];
 	int nfiles;
@@ -238,8 +224,6 @@ static char *slurp(const char *file, size_t *len)
 	return buf;
 }
 
-static void free_results(struct results *rs);
-
 /* FILE is not a result file: WHAT says why; exits 2. */
 __attribute__((noreturn)) static void bad_input(const char *file, const char *what)
 {
@@ -247,7 +231,7 @@ __attribute__((noreturn)) static void bad_input(const char *file, const char *wh
 	exit(RM_EXIT_USAGE);
 }
 
-static void read_results(struct results *rs, const char *ignore)
+void read_results(struct results *rs, const char *ignore)
 {
 	size_t len, nrecs = 0;
 	char *text = slurp(rs->file, &len), *msg = NULL;
@@ -350,7 +334,7 @@ static void read_results(struct results *rs, const char *ignore)
 	}
 }
 
-static void free_results(struct results *rs)
+void free_results(struct results *rs)
 {
 	for (size_t i = 0; i < rs->n; i++) {
 		rm_record_free(&rs->r[i].rec);
@@ -417,32 +401,44 @@ static void change_record(struct rm_out *out, const struct result *r, const char
 	rm_out_str(out, X_VERDICT, verdict);
 }
 
+const char *compare_decide(const struct results *base, const struct results *new,
+			   const struct result *b, const struct result *n, const char *metric,
+			   double threshold, double *delta, double *noise)
+{
+	const char *unit = rm_record_get(&b->rec, "unit");
+	bool higher = unit && strstr(unit, "/s"), worse;
+	double vb, vn;
+
+	if (!number_field(base, &b->rec, metric, &vb) || !number_field(new, &n->rec, metric, &vn))
+		return NULL;
+	if (vb == 0)
+		return "skipped";
+	*delta = (vn - vb) / fabs(vb) * 100;
+	*noise = fmax(spread_of(base, &b->rec), spread_of(new, &n->rec));
+	worse = higher ? *delta < 0 : *delta > 0;
+	if (fabs(*delta) <= threshold)
+		return "same";
+	if (fabs(*delta) <= *noise)
+		return "noise";
+	return worse ? "regressed" : "improved";
+}
+
 /* Compare one metric of a matched pair; returns true when it regressed. */
 static bool compare_metric(struct rm_out *out, const struct results *base,
 			   const struct results *new, const struct result *b, const struct result *n,
 			   const char *metric, double threshold)
 {
 	const char *unit = rm_record_get(&b->rec, "unit");
-	double vb, vn, delta, noise;
-	bool higher = unit && strstr(unit, "/s"), worse;
-	const char *verdict;
+	double delta, noise;
+	const char *verdict = compare_decide(base, new, b, n, metric, threshold, &delta, &noise);
 
-	if (!number_field(base, &b->rec, metric, &vb) || !number_field(new, &n->rec, metric, &vn))
+	if (!verdict)
 		return false;
-	if (vb == 0) {
+	if (!strcmp(verdict, "skipped")) {
 		change_record(out, n, metric, unit, "skipped");
 		rm_out_end(out);
 		return false;
 	}
-	delta = (vn - vb) / fabs(vb) * 100;
-	noise = fmax(spread_of(base, &b->rec), spread_of(new, &n->rec));
-	worse = higher ? delta < 0 : delta > 0;
-	if (fabs(delta) <= threshold)
-		verdict = "same";
-	else if (fabs(delta) <= noise)
-		verdict = "noise";
-	else
-		verdict = worse ? "regressed" : "improved";
 	change_record(out, n, metric, unit, verdict);
 	rm_out_str(out, X_BASE, rm_record_get(&b->rec, metric));
 	rm_out_str(out, X_NEW, rm_record_get(&n->rec, metric));
@@ -455,7 +451,7 @@ static bool compare_metric(struct rm_out *out, const struct results *base,
 
 /* The default metric of a measurement: best where it has one (mem, lat, c2c), else p99
  * (jitter), else median. */
-static const char *default_metric(const struct rm_record *b, const struct rm_record *n)
+const char *default_metric(const struct rm_record *b, const struct rm_record *n)
 {
 	static const char *const order[] = { "best", "p99", "median" };
 

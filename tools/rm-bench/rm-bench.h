@@ -23,6 +23,7 @@ int cmd_c2c(int argc, char **argv, struct rm_common *c);
 int cmd_jitter(int argc, char **argv, struct rm_common *c);
 int cmd_run(int argc, char **argv, struct rm_common *c);
 int cmd_compare(int argc, char **argv, struct rm_common *c);
+int cmd_plot(int argc, char **argv, struct rm_common *c);
 
 /* ---- the machine as the measurements see it (common.c) ---- */
 
@@ -320,5 +321,36 @@ void jitter_histogram(struct jitter_hist *h, const struct rm_outopts *opts, bool
 extern const struct rm_column machine_cols[];
 extern const size_t machine_ncols;
 void machine_record(const struct bench *b, struct rm_out *out);
+
+/* ---- result files, as compare and plot read them (compare.c) ---- */
+
+struct result {
+	struct rm_record rec;
+	char *key;     /* bench, then the parameters sorted, values normalized */
+	char *params;  /* the parameters as a record, in their order */
+	bool matched;
+};
+
+struct results {
+	const char *file;
+	struct result *r;
+	size_t n;
+	struct rm_record machine; /* nfields 0: none */
+};
+
+/* The measurements (bench records) and the first machine record of RS->file ("-": standard
+ * input), records or JSON, keyed without the parameters in IGNORE (a comma list, or NULL);
+ * exits 2 when it holds none or cannot be read. */
+void read_results(struct results *rs, const char *ignore);
+void free_results(struct results *rs);
+/* The metric compared by default for a matched pair: best, p99 or median; NULL: none. */
+const char *default_metric(const struct rm_record *b, const struct rm_record *n);
+/* How METRIC changed from B (in BASE) to N (in NEW), as compare decides it: "same" within
+ * THRESHOLD percent, "noise" within the runs' spread, else "regressed" or "improved" by the
+ * unit's direction, with *DELTA and *NOISE in percent; "skipped" when the base is 0; NULL when
+ * either lacks the metric. Exits 2 when a value is not a number. */
+const char *compare_decide(const struct results *base, const struct results *new,
+			   const struct result *b, const struct result *n, const char *metric,
+			   double threshold, double *delta, double *noise);
 
 #endif

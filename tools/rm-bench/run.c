@@ -22,7 +22,7 @@
 
 enum {
 	MC_MACHINE, MC_MODEL, MC_ARCH, MC_KERNEL, MC_CPUS, MC_NODES, MC_TOPOLOGY, MC_LLC,
-	MC_MEMORY, MC_HUGEPAGES, MC_THP, MC_GOVERNOR, MC_ISOLATED, MC_NOHZ_FULL, MC_ISA,
+	MC_L1D, MC_L2, MC_L3, MC_MEMORY, MC_HUGEPAGES, MC_THP, MC_GOVERNOR, MC_ISOLATED, MC_NOHZ_FULL, MC_ISA,
 	MC_COMPILER, MC_VERSION, MC_DATE,
 };
 const struct rm_column machine_cols[] = {
@@ -35,6 +35,9 @@ const struct rm_column machine_cols[] = {
 	[MC_TOPOLOGY] = { "topology", RM_COL_STRING,
 			  "a digest of the CPUs, cores, packages, nodes and caches" },
 	[MC_LLC] = { "llc", RM_COL_SIZE, "the last-level caches of the CPUs, together" },
+	[MC_L1D] = { "l1d", RM_COL_SIZE, "the L1 data cache of the CPU lat measures on" },
+	[MC_L2] = { "l2", RM_COL_SIZE, "the L2 cache of that CPU" },
+	[MC_L3] = { "l3", RM_COL_SIZE, "the L3 cache of that CPU" },
 	[MC_MEMORY] = { "memory", RM_COL_SIZE, "the memory of the machine" },
 	[MC_HUGEPAGES] = { "hugepages", RM_COL_STRING,
 			   "huge pages reserved, per size: SIZE:COUNT,..." },
@@ -185,6 +188,12 @@ void machine_record(const struct bench *b, struct rm_out *out)
 	llc = bench_llc_size(b, b->allowed);
 	if (llc) /* unknown ("-") where the kernel lists no caches, as in some VMs */
 		rm_out_size(out, MC_LLC, llc);
+	for (int level = 1; level <= 3; level++) {
+		uint64_t size = bench_cache_size(b, hwloc_bitmap_first(b->deflt), level);
+
+		if (size)
+			rm_out_size(out, MC_L1D + level - 1, size);
+	}
 	rm_out_size(out, MC_MEMORY, root->total_memory);
 	s = hugepages();
 	rm_out_str(out, MC_HUGEPAGES, s);
