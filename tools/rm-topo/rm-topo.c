@@ -18,7 +18,7 @@ static const struct rm_command commands[] = {
 	{ "resctrl", cmd_resctrl, "cache and memory bandwidth allocation (RDT, PQoS)" },
 	{ "calc", cmd_calc, "set calculations over locations, like hwloc-calc" },
 	{ "snapshot", cmd_snapshot, "copy the /sys and /proc files rm-topo reads into DIR" },
-	{ "export", cmd_export, "export for other tools (nfd: Node Feature Discovery labels)" },
+	{ "export", cmd_export, "export for other tools (nfd: Node Feature Discovery labels, nrt: NodeResourceTopology)" },
 	{ NULL, NULL, NULL },
 };
 
