@@ -157,3 +157,27 @@ OUT
 	usage_error "are for nrt" rm-topo --topology "$T2" export nfd --json
 	usage_error "unknown export format: 'nrx'" rm-topo --topology "$T2" export nrx
 }
+
+@test "export nrt: the README's examples run and validate (kubectl apply read as the schema)" {
+	local line n=0
+	while IFS= read -r line; do
+		line=${line//kubectl apply -f -/cat}
+		[[ $line == *'$(hostname)'* ]] && line=${line//'"$(hostname)"'/n1}
+		run -0 bash -c "$line"
+		nrt_valid <<<"$output"
+		n=$((n + 1))
+	done < <(grep -E '^    rm-topo .*export nrt' "$RM_SRCDIR/README.md")
+	[ "$n" -ge 2 ]
+}
+
+@test "export nrt: a write error exits 1; a corrupt state exits 1 and writes no file" {
+	run -1 --separate-stderr bash -c "rm-topo --topology '$T2' export nrt --node-name n1 >/dev/full"
+	assert_equal "$stderr" "rm-topo: write error: No space left on device"
+	mkdir -p "$RM_STATE_DIR" "$BATS_TEST_TMPDIR/out"
+	echo "rmtools_state=cpuset version=1 records=1 checksum=00000000" >"$RM_STATE_DIR/cpuset.state"
+	echo "owner=x cpus=0" >>"$RM_STATE_DIR/cpuset.state"
+	run -1 --separate-stderr rm-topo --topology "$T2" export nrt --node-name n1 \
+		--output "$BATS_TEST_TMPDIR/out/nrt.yaml"
+	assert_output ""
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/out")" ""
+}

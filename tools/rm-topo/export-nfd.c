@@ -26,6 +26,7 @@ struct export {
 	const char *format;
 	const char *output;
 	struct nrt_opts nrt;
+	struct nrt *obj; /* nrt: read before anything is written */
 };
 
 enum {
@@ -154,8 +155,8 @@ static void write_labels(FILE *f, struct rm_topo *t, const struct export *e)
 	hwloc_obj_t pkg = NULL;
 	int cores_per_package = 0;
 
-	if (!strcmp(e->format, "nrt")) {
-		export_nrt(f, t, &e->nrt);
+	if (e->obj) {
+		nrt_write(f, e->obj);
 		return;
 	}
 	topo_summary_read(t, &s);
@@ -214,11 +215,14 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&export_argp, argc, argv, c, &e, RM_PARSE_NO_OUTPUT);
 	t = rm_topo_load(c, 0);
+	if (!strcmp(e.format, "nrt"))
+		e.obj = nrt_read(t, &e.nrt);
 	if (e.output) {
 		write_atomically(e.output, t, &e);
 		rm_committed("wrote '%s'", e.output);
 	} else
 		write_labels(stdout, t, &e);
+	nrt_free(e.obj);
 	rm_topo_free(t);
 	return RM_EXIT_SUCCESS;
 }

@@ -268,16 +268,28 @@ static void write_json(FILE *f, const char *name, const char *policy, const char
 	fputs(n ? "\n  ]\n}\n" : "]\n}\n", f);
 }
 
-void export_nrt(FILE *f, struct rm_topo *t, const struct nrt_opts *o)
+/* The object, read whole before anything is written. */
+struct nrt {
+	char *name;
+	const char *policy, *scope;
+	bool json;
+	struct nrt_zone *zones;
+	int n;
+};
+
+struct nrt *nrt_read(struct rm_topo *t, const struct nrt_opts *o)
 {
+	struct nrt *x = xcalloc(1, sizeof(*x));
 	struct rm_owner_state os;
 	struct rm_hugepages hp, *hpp = NULL;
 	struct hwloc_distances_s *d;
-	struct nrt_zone *zones;
 	hwloc_obj_t *nodes;
-	char *name = o->node_name ? xstrdup(o->node_name) : default_node_name(), *msg = NULL;
-	int n;
+	char *msg = NULL;
 
+	x->name = o->node_name ? xstrdup(o->node_name) : default_node_name();
+	x->policy = rm_tm_policy_name(o->policy);
+	x->scope = o->scope;
+	x->json = o->json;
 	read_cpuset_state(&os);
 	/* free huge pages are read from sysfs: this machine or a snapshot */
 	memset(&hp, 0, sizeof(hp));
@@ -289,34 +301,47 @@ void export_nrt(FILE *f, struct rm_topo *t, const struct nrt_opts *o)
 	}
 	free(msg);
 	d = rm_topo_numa_distances(t);
-	n = nodes_sorted(t, &nodes);
-	zones = xcalloc(n > 0 ? (size_t)n : 1, sizeof(*zones));
-	for (int i = 0; i < n; i++) {
+	x->n = nodes_sorted(t, &nodes);
+	x->zones = xcalloc(x->n > 0 ? (size_t)x->n : 1, sizeof(*x->zones));
+	for (int i = 0; i < x->n; i++) {
+		struct nrt_zone *z = &x->zones[i];
 		hwloc_const_bitmap_t cpus = rm_topo_node_cpus(t, nodes[i]);
 
-		zones[i].id = nodes[i]->os_index;
-		zones[i].cost = zone_costs(t, d, nodes, n, i);
+		z->id = nodes[i]->os_index;
+		z->cost = zone_costs(t, d, nodes, x->n, i);
 		/* a memory-only node has no cpu resource, as NFD leaves it out */
 		if (!hwloc_bitmap_iszero(cpus))
-			zone_cpu(&zones[i], cpus, &os);
-		zone_memory(&zones[i], nodes[i], &os);
-		zone_hugepages(&zones[i], nodes[i], hpp);
+			zone_cpu(z, cpus, &os);
+		zone_memory(z, nodes[i], &os);
+		zone_hugepages(z, nodes[i], hpp);
 	}
-	if (o->json)
-		write_json(f, name, rm_tm_policy_name(o->policy), o->scope, zones, n);
-	else
-		write_yaml(f, name, rm_tm_policy_name(o->policy), o->scope, zones, n);
-	for (int i = 0; i < n; i++) {
-		for (int r = 0; r < zones[i].nres; r++)
-			free(zones[i].res[r].name);
-		free(zones[i].cost);
-	}
-	free(zones);
 	free(nodes);
 	if (d)
 		hwloc_distances_release(t->topo, d);
 	if (hpp)
 		rm_hugepages_close(hpp);
 	rm_owner_state_free(&os);
-	free(name);
+	return x;
+}
+
+void nrt_write(FILE *f, const struct nrt *x)
+{
+	if (x->json)
+		write_json(f, x->name, x->policy, x->scope, x->zones, x->n);
+	else
+		write_yaml(f, x->name, x->policy, x->scope, x->zones, x->n);
+}
+
+void nrt_free(struct nrt *x)
+{
+	if (!x)
+		return;
+	for (int i = 0; i < x->n; i++) {
+		for (int r = 0; r < x->zones[i].nres; r++)
+			free(x->zones[i].res[r].name);
+		free(x->zones[i].cost);
+	}
+	free(x->zones);
+	free(x->name);
+	free(x);
 }

@@ -55,6 +55,10 @@ struct nrt_opts {
 	bool given;            /* an nrt option was given */
 };
 bool nrt_node_name_valid(const char *s);
-void export_nrt(FILE *f, struct rm_topo *t, const struct nrt_opts *o);
+/* The object is read whole (exits on a state that cannot be read), then written. */
+struct nrt;
+struct nrt *nrt_read(struct rm_topo *t, const struct nrt_opts *o);
+void nrt_write(FILE *f, const struct nrt *x);
+void nrt_free(struct nrt *x);
 
 #endif
