@@ -16,6 +16,7 @@
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "rm-topo.h"
+#include "topomgr.h"
 #include "xalloc.h"
 
 /* NFD's own namespace: always allowed by nfd-master, whatever denyLabelNs says. */
@@ -24,13 +25,29 @@
 struct export {
 	const char *format;
 	const char *output;
+	struct nrt_opts nrt;
+	struct nrt *obj; /* nrt: read before anything is written */
 };
 
-enum { OPT_OUTPUT_FILE = 'o' };
+enum {
+	OPT_OUTPUT_FILE = 'o',
+	OPT_JSON = 'J',
+	OPT_NODE_NAME = 0x200,
+	OPT_TM_POLICY,
+	OPT_TM_SCOPE,
+};
 
 static const struct argp_option export_options[] = {
 	{ "output", OPT_OUTPUT_FILE, "FILE", 0,
 	  "write FILE atomically instead of standard output", 0 },
+	{ "json", OPT_JSON, NULL, 0, "nrt: one JSON document instead of YAML", 0 },
+	{ "node-name", OPT_NODE_NAME, "NAME", 0, "nrt: the Kubernetes node name (default: the host name)",
+	  0 },
+	{ "topology-manager-policy", OPT_TM_POLICY, "POLICY", 0,
+	  "nrt: the kubelet's topologyManagerPolicy (none, best-effort, restricted, "
+	  "single-numa-node; default none)", 0 },
+	{ "topology-manager-scope", OPT_TM_SCOPE, "SCOPE", 0,
+	  "nrt: the kubelet's topologyManagerScope (container, pod; default container)", 0 },
 	{ 0 }
 };
 
@@ -44,15 +61,41 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "empty --output file name");
 		e->output = arg;
 		break;
+	case OPT_JSON:
+		e->nrt.json = e->nrt.given = true;
+		break;
+	case OPT_NODE_NAME:
+		if (!nrt_node_name_valid(arg))
+			argp_error(state, "invalid node name: '%s' (a DNS subdomain: lower-case "
+				   "letters, digits, '-' and '.')", arg);
+		e->nrt.node_name = arg;
+		e->nrt.given = true;
+		break;
+	case OPT_TM_POLICY:
+		if ((e->nrt.policy = rm_tm_policy_parse(arg)) < 0)
+			argp_error(state, "unknown policy: '%s' (none, best-effort, restricted, "
+				   "single-numa-node)", arg);
+		e->nrt.given = true;
+		break;
+	case OPT_TM_SCOPE:
+		if (strcmp(arg, "container") && strcmp(arg, "pod"))
+			argp_error(state, "unknown scope: '%s' (container, pod)", arg);
+		e->nrt.scope = arg;
+		e->nrt.given = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (e->format)
 			argp_error(state, "unexpected argument: '%s'", arg);
-		if (strcmp(arg, "nfd"))
-			argp_error(state, "unknown export format: '%s' (known: nfd)", arg);
+		if (strcmp(arg, "nfd") && strcmp(arg, "nrt"))
+			argp_error(state, "unknown export format: '%s' (known: nfd, nrt)", arg);
 		e->format = arg;
 		break;
 	case ARGP_KEY_NO_ARGS:
-		argp_error(state, "missing FORMAT (nfd)");
+		argp_error(state, "missing FORMAT (nfd, nrt)");
+		break;
+	case ARGP_KEY_END:
+		if (e->format && !strcmp(e->format, "nfd") && e->nrt.given)
+			argp_error(state, "--json, --node-name and --topology-manager-* are for nrt");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -61,9 +104,11 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp export_argp = {
-	export_options, export_parse, "nfd",
+	export_options, export_parse, "nfd|nrt",
 	"Export the topology for other tools. nfd: labels for a Node Feature Discovery local "
-	"feature file (/etc/kubernetes/node-feature-discovery/features.d/rmtools).",
+	"feature file (/etc/kubernetes/node-feature-discovery/features.d/rmtools). nrt: a "
+	"NodeResourceTopology object (topology.node.k8s.io/v1alpha2) with a zone per NUMA node, "
+	"as NFD's topology updater writes it.",
 	NULL, NULL, NULL
 };
 
@@ -83,7 +128,7 @@ static bool valid_label_value(const char *v)
 }
 
 /* A Kubernetes quantity for a page size: 2Mi, 1Gi, 64Ki. */
-static char *quantity(uint64_t bytes)
+char *topo_quantity(uint64_t bytes)
 {
 	static const char *const units[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
 	int u = 0;
@@ -104,12 +149,16 @@ static void label_int(FILE *f, const char *name, long v)
 	fprintf(f, NFD_PREFIX "%s=%ld\n", name, v);
 }
 
-static void write_labels(FILE *f, struct rm_topo *t)
+static void write_labels(FILE *f, struct rm_topo *t, const struct export *e)
 {
 	struct topo_summary s;
 	hwloc_obj_t pkg = NULL;
 	int cores_per_package = 0;
 
+	if (e->obj) {
+		nrt_write(f, e->obj);
+		return;
+	}
 	topo_summary_read(t, &s);
 	while ((pkg = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, pkg))) {
 		int n = hwloc_get_nbobjs_inside_cpuset_by_type(t->topo, pkg->cpuset, HWLOC_OBJ_CORE);
@@ -126,7 +175,7 @@ static void write_labels(FILE *f, struct rm_topo *t)
 	if (!hwloc_bitmap_iszero(rm_topo_memory_only_nodes(t)))
 		label_int(f, "memory-only-numa-nodes", hwloc_bitmap_weight(rm_topo_memory_only_nodes(t)));
 	for (int i = 0; i < s.nhugepage_sizes; i++) {
-		char *q = quantity(s.hugepage_sizes[i]), *name = xasprintf("hugepages-%s", q);
+		char *q = topo_quantity(s.hugepage_sizes[i]), *name = xasprintf("hugepages-%s", q);
 
 		label(f, name, "true");
 		free(name);
@@ -149,28 +198,31 @@ static void write_labels(FILE *f, struct rm_topo *t)
 
 /* Write to a dot-file in the same directory (NFD ignores those), fsync, rename into place
  * (atomicfile.h). */
-static void write_atomically(const char *path, struct rm_topo *t)
+static void write_atomically(const char *path, struct rm_topo *t, const struct export *e)
 {
 	struct rm_atomic a;
 	char *msg = NULL;
 
-	if (rm_atomic_open(&a, path, 0644, &msg) < 0 || (write_labels(a.f, t),
+	if (rm_atomic_open(&a, path, 0644, &msg) < 0 || (write_labels(a.f, t, e),
 							 rm_atomic_commit(&a, &msg) < 0))
 		rm_errx(RM_EXIT_FAILURE, "%s", msg);
 }
 
 int cmd_export(int argc, char **argv, struct rm_common *c)
 {
-	struct export e = { 0 };
+	struct export e = { .nrt.scope = "container" };
 	struct rm_topo *t;
 
 	rm_parse_command(&export_argp, argc, argv, c, &e, RM_PARSE_NO_OUTPUT);
 	t = rm_topo_load(c, 0);
+	if (!strcmp(e.format, "nrt"))
+		e.obj = nrt_read(t, &e.nrt);
 	if (e.output) {
-		write_atomically(e.output, t);
+		write_atomically(e.output, t, &e);
 		rm_committed("wrote '%s'", e.output);
 	} else
-		write_labels(stdout, t);
+		write_labels(stdout, t, &e);
+	nrt_free(e.obj);
 	rm_topo_free(t);
 	return RM_EXIT_SUCCESS;
 }

@@ -210,7 +210,7 @@ static hwloc_obj_t cache_of(struct rm_topo *t, hwloc_obj_t pu, hwloc_obj_type_t 
 }
 
 /* NUMA nodes sorted by os index (hwloc's logical order may differ). */
-static int nodes_sorted(struct rm_topo *t, hwloc_obj_t **nodes)
+int nodes_sorted(struct rm_topo *t, hwloc_obj_t **nodes)
 {
 	int n = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_NUMANODE), k = 0;
 	hwloc_obj_t o = NULL;
@@ -228,7 +228,7 @@ static int nodes_sorted(struct rm_topo *t, hwloc_obj_t **nodes)
 }
 
 /* Distances from node FROM to every node in os order, as "10,21,21"; NULL when unknown. */
-static char *distance_row(struct rm_topo *t, struct hwloc_distances_s *d, hwloc_obj_t from,
+char *distance_row(struct rm_topo *t, struct hwloc_distances_s *d, hwloc_obj_t from,
 			  hwloc_obj_t *nodes, int nnodes)
 {
 	int i = d ? hwloc_distances_obj_index(d, from) : -1;

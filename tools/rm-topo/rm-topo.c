@@ -19,7 +19,7 @@ static const struct rm_command commands[] = {
 	{ "draw", cmd_draw, "a picture of the machine as nested boxes, or SVG, like lstopo" },
 	{ "calc", cmd_calc, "set calculations over locations, like hwloc-calc" },
 	{ "snapshot", cmd_snapshot, "copy the /sys and /proc files rm-topo reads into DIR" },
-	{ "export", cmd_export, "export for other tools (nfd: Node Feature Discovery labels)" },
+	{ "export", cmd_export, "export for other tools (nfd: Node Feature Discovery labels, nrt: NodeResourceTopology)" },
 	{ NULL, NULL, NULL },
 };
 

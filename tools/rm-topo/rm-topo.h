@@ -3,6 +3,9 @@
 #ifndef RM_TOPO_TOOL_H
 #define RM_TOPO_TOOL_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 #include "options.h"
 #include "topology.h"
 
@@ -34,5 +37,29 @@ struct topo_summary {
 
 void topo_summary_read(struct rm_topo *t, struct topo_summary *s);
 void topo_summary_free(struct topo_summary *s);
+
+/* The NUMA nodes by ascending os index (*NODES allocated), and a node's distances to them as
+ * "10,21" (allocated; NULL when unknown): listings.c, shared with export nrt. */
+int nodes_sorted(struct rm_topo *t, hwloc_obj_t **nodes);
+char *distance_row(struct rm_topo *t, struct hwloc_distances_s *d, hwloc_obj_t from,
+		   hwloc_obj_t *nodes, int nnodes);
+
+/* A Kubernetes binary quantity of BYTES, allocated: 2Mi, 1Gi, 64Ki, 1536 (export-nfd.c). */
+char *topo_quantity(uint64_t bytes);
+
+/* export nrt (export-nrt.c): its options, given to export's parser. */
+struct nrt_opts {
+	const char *node_name; /* NULL: the host name */
+	int policy;            /* enum rm_tm_policy */
+	const char *scope;     /* container or pod */
+	bool json;
+	bool given;            /* an nrt option was given */
+};
+bool nrt_node_name_valid(const char *s);
+/* The object is read whole (exits on a state that cannot be read), then written. */
+struct nrt;
+struct nrt *nrt_read(struct rm_topo *t, const struct nrt_opts *o);
+void nrt_write(FILE *f, const struct nrt *x);
+void nrt_free(struct nrt *x);
 
 #endif
