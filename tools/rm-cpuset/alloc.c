@@ -866,6 +866,7 @@ struct reserve_args {
 	const char *set;
 	unsigned count;
 	bool have_count, strict, dry_run;
+	const char *memory;   /* --memory NODE:SIZE,..., "" for none */
 };
 
 static const struct argp_option reserve_options[] = {
@@ -874,8 +875,61 @@ static const struct argp_option reserve_options[] = {
 	{ "strict", OPT_STRICT, NULL, 0,
 	  "keep the reserved CPUs out of the shared pool (strict-cpu-reservation)", 0 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0, "print the reservation, change nothing", 0 },
+	{ "memory", OPT_RESERVE_MEMORY, "NODE:SIZE,...", 0,
+	  "reserve memory per NUMA node for the system (\"\" for none): no owner gets it", 0 },
 	{ 0 }
 };
+
+/* --memory NODE:SIZE,... as the state keeps it ("ID:BYTES,...", "" for none) in *OUT; exits 2
+ * on bad input. Checks the nodes against M. */
+static char *reserve_memory_value(const struct rm_memmgr *m, const char *arg)
+{
+	char *copy = xstrdup(arg), *tok, *save = NULL, *s = xstrdup(""), *msg = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':'), *end, *n;
+		unsigned long id;
+		uint64_t bytes;
+
+		errno = 0;
+		id = colon ? strtoul(tok, &end, 10) : 0;
+		if (!colon || !isdigit((unsigned char)*tok) || end != colon || errno)
+			rm_usage_errx("invalid --memory: '%s' (NODE:SIZE,..., such as 0:1G,1:1G)", arg);
+		if (rm_size_parse(colon + 1, &bytes, &msg) < 0)
+			rm_usage_errx("invalid --memory: %s", msg);
+		if (id > UINT32_MAX || rm_hugepages_node_index(&m->hp, (unsigned)id) < 0)
+			rm_usage_errx("--memory: no such NUMA node: '%lu'", id);
+		n = xasprintf("%s%s%lu:%" PRIu64, s, *s ? "," : "", id, bytes);
+		free(s);
+		s = n;
+	}
+	free(copy);
+	return s;
+}
+
+/* Refuse (exit 3) a memory reserve that, with the owners' reservations, is more than a node
+ * has; MEMORY as the state keeps it. */
+static void reserve_memory_check(struct pool *p, struct rm_memmgr *m, const char *memory)
+{
+	char *msg = NULL;
+
+	for (size_t i = 0; i < p->st.nrecords; i++) {
+		const struct rm_record *rec = &p->st.records[i];
+
+		if (!strcmp(rm_record_kind(rec), "owner") &&
+		    rm_memmgr_account(m, rm_record_get(rec, "memory_nodes"), NULL, &msg) < 0)
+			corrupt(p, rec, msg);
+	}
+	rm_memmgr_account(m, memory, NULL, &msg);
+	for (size_t i = 0; i < m->nn; i++) {
+		if (m->used[i] <= m->total[i])
+			continue;
+		pool_close(p);
+		rm_errx(RM_EXIT_NORESOURCE, "--memory: NUMA node %u has %s, and the reserve with "
+			"the owners' memory would be more", m->hp.nodes[i].id,
+			rm_size_format(m->total[i]));
+	}
+}
 
 static error_t reserve_parse(int key, char *arg, struct argp_state *state)
 {
@@ -898,6 +952,9 @@ static error_t reserve_parse(int key, char *arg, struct argp_state *state)
 	case OPT_DRY_RUN:
 		a->dry_run = true;
 		break;
+	case OPT_RESERVE_MEMORY:
+		a->memory = arg;
+		break;
 	case ARGP_KEY_ARG:
 		if (a->set)
 			argp_error(state, "unexpected argument: '%s'", arg);
@@ -912,14 +969,17 @@ static error_t reserve_parse(int key, char *arg, struct argp_state *state)
 int cmd_reserve(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
-		reserve_options, reserve_parse, "SET\n--count N",
+		reserve_options, reserve_parse, "SET\n--count N\n--memory NODE:SIZE,...",
 		"Set the system-reserved CPUs: never given to an owner, and (unless --strict) part "
-		"of the shared pool. An empty SET (\"\") removes the reservation. Prints the reserved "
-		"pool's record.",
+		"of the shared pool. An empty SET (\"\") removes the reservation. With --memory, "
+		"the memory reserved per NUMA node for the system (alone, the CPUs stay as they "
+		"are). Prints the reserved pool's record.",
 		NULL, NULL, NULL
 	};
 	static const struct rm_cpualloc_opts no_opts;
 	struct reserve_args a = { 0 };
+	struct rm_memmgr *mm = NULL;
+	char *memory = NULL;
 	hwloc_bitmap_t set, clash;
 	char *msg = NULL;
 	struct pool p;
@@ -927,8 +987,14 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	print_pools(NULL, c, true);
-	if (!a.set == !a.have_count)
+	if ((a.set && a.have_count) || (!a.set && !a.have_count && !a.memory))
 		rm_usage_errx("reserve: give either SET or --count N");
+	if (a.memory) {
+		mm = xcalloc(1, sizeof(*mm));
+		if (rm_memmgr_open(mm, c->sysroot, &msg) < 0)
+			rm_usage_errx("--memory: cannot read the NUMA nodes' memory: %s", msg);
+		memory = reserve_memory_value(mm, a.memory);
+	}
 	set = hwloc_bitmap_alloc();
 	if (a.set && rm_cpulist_parse(a.set, set, &msg)) {
 		char *m = xasprintf("invalid SET: %s", msg);
@@ -939,6 +1005,13 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 	}
 	clash = hwloc_bitmap_alloc();
 	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
+	if (!a.set && !a.have_count) {
+		/* --memory alone: the CPUs as they are */
+		hwloc_bitmap_copy(set, p.reserved);
+		a.strict = p.strict;
+	}
+	if (mm)
+		reserve_memory_check(&p, mm, memory);
 	if (a.set && !hwloc_bitmap_isincluded(set, p.all)) {
 		char *list;
 
@@ -965,12 +1038,17 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 		pool_close(&p);
 		pool_fail(rc, msg);
 	}
-	pool_set_reserved(&p, set, a.strict);
+	if (memory)
+		pool_set_reserved_all(&p, set, a.strict, memory);
+	else
+		pool_set_reserved(&p, set, a.strict);
 	if (!a.dry_run) {
 		char *list = rm_cpulist_format(set);
 
 		pool_commit(&p);
-		if (*list)
+		if (memory)
+			rm_committed("reserved memory %s", *memory ? a.memory : "none");
+		else if (*list)
 			rm_committed("reserved CPUs %s%s", list, a.strict ? " (strict)" : "");
 		else
 			rm_committed("removed the reservation");
@@ -980,6 +1058,10 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 	pool_close(&p);
 	hwloc_bitmap_free(set);
 	hwloc_bitmap_free(clash);
+	free(memory);
+	if (mm)
+		rm_memmgr_close(mm);
+	free(mm);
 	return RM_EXIT_SUCCESS;
 }
 
