@@ -2,6 +2,7 @@
 # rm-cpuset's Memory Manager: alloc --memory and --hugepages reserve memory and huge pages per
 # NUMA node, reserve --memory keeps some for the system, a second owner cannot overcommit a node.
 load ../test_helper
+load ../cgroup_helper
 
 # tests/snapshots/x86-2s-memory-tiers: node0 = CPUs 0-3 and node1 = CPUs 4-7 with 16 GiB each,
 # node2 (64 GiB, nearest node0) and node3 (32 GiB, nearest node1) memory-only.
@@ -25,6 +26,10 @@ setup() {
 		echo "$c" >"$d/free_hugepages"
 		echo 0 >"$d/surplus_hugepages"
 	done
+}
+
+teardown() {
+	fakes_cleanup
 }
 
 cs() { rm-cpuset --sysroot "$TIERS" "$@"; }
@@ -149,11 +154,35 @@ refused() {
 		cs alloc --count 1 --owner b --memory 0
 	refused 2 "rm-cpuset: --hugepages: unknown page size: '3M' (this machine offers 2MiB, 1GiB)" \
 		cs alloc --count 1 --owner b --hugepages 3M:1
-	refused 2 "rm-cpuset: invalid --hugepages: '2M:x' (COUNT: a whole number of pages, at least 1)" \
+	refused 2 "rm-cpuset: invalid --hugepages: '2M:x' (N: a whole number of pages, at least 1)" \
 		cs alloc --count 1 --owner b --hugepages 2M:x
-	refused 2 "rm-cpuset: invalid --hugepages: '2M' (SIZE:COUNT, such as 2M:512)" \
+	refused 2 "rm-cpuset: invalid --hugepages: '2M' (SIZE:N, such as 2M:512)" \
 		cs alloc --count 1 --owner b --hugepages 2M
 	refused 2 "rm-cpuset: --memory: no such NUMA node: '9'" cs reserve --memory 9:1G
 	refused 2 "rm-cpuset: invalid --memory: '0=1G' (NODE:SIZE,..., such as 0:1G,1:1G)" \
 		cs reserve --memory 0=1G
+}
+
+@test "memory manager: cgroup v2 (fake): cpuset.mems, memory.max and memory.min; undone with the allocation on a failure" {
+	start_fake "$BATS_TEST_TMPDIR/cg" --cpus 0-7 --mems 0-3
+	export RM_CGROUP_ROOT=$BATS_TEST_TMPDIR/cg
+	P=$RM_CGROUP_ROOT/rmtools.slice
+	run -0 cs alloc --count 2 --owner db --memory 20G --numa-node 0 --policy best-effort \
+		-o owner,mems,memory_nodes,cgroup
+	assert_output "owner=db mems=0,2 memory_nodes=0:16GiB,2:4GiB cgroup=$P/db"
+	run -0 cat "$P/db/cpuset.mems" "$P/db/memory.max" "$P/db/memory.min"
+	assert_output $'0,2\n21474836480\n21474836480'
+	run -0 cat "$RM_CGROUP_ROOT/cgroup.subtree_control" "$P/cgroup.subtree_control"
+	assert_output $'cpuset memory\ncpuset memory'
+	# the fake has no hugetlb controller: the limit cannot be set, nothing is left behind
+	before=$(state_sum)
+	run -1 --separate-stderr hp alloc --count 2 --owner web --memory 1G --hugepages 2M:1 \
+		--policy best-effort
+	assert_output ""
+	assert_equal "$stderr" "rm-cpuset: no hugetlb cgroup controller is mounted (v1 hugetlb or the unified hierarchy's hugetlb): '$RM_CGROUP_ROOT' (the allocation was undone)"
+	assert_equal "$(state_sum)" "$before"
+	[ ! -e "$P/web" ]
+	# release removes the owner's cgroup with its limits
+	run -0 cs release db
+	[ ! -e "$P/db" ]
 }

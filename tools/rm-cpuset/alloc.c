@@ -363,7 +363,7 @@ void alloc_memory_check(struct rm_common *c, struct alloc_req *r)
 		size_t s;
 
 		if (!colon)
-			rm_usage_errx("invalid --hugepages: '%s' (SIZE:COUNT, such as 2M:512)",
+			rm_usage_errx("invalid --hugepages: '%s' (SIZE:N, such as 2M:512)",
 				      r->hugepages[i]);
 		*colon = '\0';
 		if (rm_hugepages_parse_size(&r->mm->hp, arg, &s, &msg) < 0)
@@ -371,8 +371,8 @@ void alloc_memory_check(struct rm_common *c, struct alloc_req *r)
 		errno = 0;
 		n = strtoull(colon + 1, &end, 10);
 		if (!isdigit((unsigned char)colon[1]) || *end || errno || n == 0)
-			rm_usage_errx("invalid --hugepages: '%s' (COUNT: a whole number of pages, at "
-				      "least 1)", r->hugepages[i]);
+			rm_usage_errx("invalid --hugepages: '%s' (N: a whole number of pages, at least "
+				      "1)", r->hugepages[i]);
 		r->pages[s] += n;
 		free(arg);
 	}
@@ -714,8 +714,8 @@ static const struct argp_option alloc_cmd_options[] = {
 	{ "dry-run", OPT_DRY_RUN, NULL, 0, "choose and print, change nothing", 0 },
 	{ "memory", OPT_MEMORY, "SIZE", 0,
 	  "reserve SIZE of memory on its NUMA nodes (memory.max and memory.min)", 0 },
-	{ "hugepages", OPT_HUGEPAGES, "SIZE:COUNT", 0,
-	  "reserve COUNT huge pages of SIZE on its NUMA nodes (hugetlb limit); repeatable", 0 },
+	{ "hugepages", OPT_HUGEPAGES, "SIZE:N", 0,
+	  "reserve N huge pages of SIZE on its NUMA nodes (hugetlb limit); repeatable", 0 },
 	{ 0 }
 };
 
@@ -875,8 +875,8 @@ static const struct argp_option reserve_options[] = {
 	{ "strict", OPT_STRICT, NULL, 0,
 	  "keep the reserved CPUs out of the shared pool (strict-cpu-reservation)", 0 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0, "print the reservation, change nothing", 0 },
-	{ "memory", OPT_RESERVE_MEMORY, "NODE:SIZE,...", 0,
-	  "reserve memory per NUMA node for the system (\"\" for none): no owner gets it", 0 },
+	{ "memory", OPT_RESERVE_MEMORY, "NODE:SIZE", 0,
+	  "reserve memory per NUMA node for the system: NODE:SIZE,... (\"\" for none)", 0 },
 	{ 0 }
 };
 
