@@ -30,6 +30,7 @@ setup() {
 
 teardown() {
 	fakes_cleanup
+	[ -z "$REAL" ] || rm-cpuset release --all >/dev/null 2>&1 || true
 }
 
 cs() { rm-cpuset --sysroot "$TIERS" "$@"; }
@@ -163,7 +164,7 @@ refused() {
 		cs reserve --memory 0=1G
 }
 
-@test "memory manager: cgroup v2 (fake): cpuset.mems, memory.max and memory.min; undone with the allocation on a failure" {
+@test "memory manager: cgroup v2 (fake): cpuset.mems, memory.max and memory.min; --hugepages without hugetlb refused" {
 	start_fake "$BATS_TEST_TMPDIR/cg" --cpus 0-7 --mems 0-3
 	export RM_CGROUP_ROOT=$BATS_TEST_TMPDIR/cg
 	P=$RM_CGROUP_ROOT/rmtools.slice
@@ -174,15 +175,26 @@ refused() {
 	assert_output $'0,2\n21474836480\n21474836480'
 	run -0 cat "$RM_CGROUP_ROOT/cgroup.subtree_control" "$P/cgroup.subtree_control"
 	assert_output $'cpuset memory\ncpuset memory'
-	# the fake has no hugetlb controller: the limit cannot be set, nothing is left behind
-	before=$(state_sum)
-	run -1 --separate-stderr hp alloc --count 2 --owner web --memory 1G --hugepages 2M:1 \
-		--policy best-effort
-	assert_output ""
-	assert_equal "$stderr" "rm-cpuset: no hugetlb cgroup controller is mounted (v1 hugetlb or the unified hierarchy's hugetlb): '$RM_CGROUP_ROOT' (the allocation was undone)"
-	assert_equal "$(state_sum)" "$before"
+	# the fake has no hugetlb controller: refused before anything changes
+	refused 2 "rm-cpuset: --hugepages: no hugetlb cgroup controller is mounted (v1 hugetlb or the unified hierarchy's hugetlb): '$RM_CGROUP_ROOT'" \
+		hp alloc --count 2 --owner web --memory 1G --hugepages 2M:1
 	[ ! -e "$P/web" ]
 	# release removes the owner's cgroup with its limits
 	run -0 cs release db
 	[ ! -e "$P/db" ]
+}
+
+@test "memory manager: for real on cgroup v2: memory.max and memory.min of the owner's cgroup" {
+	require_root
+	local cg=/sys/fs/cgroup owner=mm-$$-$BATS_TEST_NUMBER
+	grep -qw memory "$cg/cgroup.controllers" 2>/dev/null && grep -qw cpuset "$cg/cgroup.controllers" ||
+		skip "no cgroup v2 with the cpuset and memory controllers at /sys/fs/cgroup"
+	[ ! -e "$cg/rmtools.slice" ] || skip "$cg/rmtools.slice exists already; not touching it"
+	REAL=1
+	run -0 rm-cpuset alloc --count 1 --owner "$owner" --memory 64M -o owner,memory,memory_nodes,cgroup
+	assert_output --regexp "^owner=$owner memory=64MiB memory_nodes=[0-9]+:64MiB cgroup=$cg/rmtools.slice/$owner\$"
+	run -0 cat "$cg/rmtools.slice/$owner/memory.max" "$cg/rmtools.slice/$owner/memory.min"
+	assert_output $'67108864\n67108864'
+	run -0 rm-cpuset release --all
+	[ ! -e "$cg/rmtools.slice/$owner" ]
 }

@@ -667,6 +667,28 @@ static int memory_files(struct pool *p, const char *dir, uint64_t bytes,
 	return rc;
 }
 
+/* Exit 2 when the limits cannot be set here at all: no memory controller on the cgroup v2
+ * hierarchy for --memory, no hugetlb controller for --hugepages. Reads only. */
+static void memory_check_cgroups(const struct pool *p, const struct alloc_req *r)
+{
+	struct rm_hugetlb h;
+	char *msg = NULL;
+
+	if (!r->mm || !p->have_cgroups || p->cg.version != RM_CGROUP_V2)
+		return;
+	if (r->memory && !rm_kernfs_list_has(p->cg.mount, "cgroup.controllers", "memory",
+					     RM_HUGETLB_FILES))
+		rm_usage_errx("--memory needs the memory controller of cgroup v2 (%s/"
+			      "cgroup.controllers does not offer it)", p->cg.mount);
+	for (size_t s = 0; s < r->mm->hp.nsizes; s++)
+		if (r->pages[s]) {
+			if (rm_hugetlb_open(&h, &msg) < 0)
+				rm_usage_errx("--hugepages: %s", msg);
+			rm_hugetlb_close(&h);
+			break;
+		}
+}
+
 void alloc_memory_limits(struct pool *p, struct alloc_req *r, size_t index)
 {
 	struct rm_kernfs_log log = { .flags = RM_HUGETLB_FILES };
@@ -789,6 +811,7 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	if (r.isolate)
 		alloc_check_isolate(&p);
 	alloc_check_resctrl(&p, &r);
+	memory_check_cgroups(&p, &r);
 	alloc_memory_account(&p, &r);
 	cpus = hwloc_bitmap_alloc();
 	alloc_choose(&p, &r, cpus);
