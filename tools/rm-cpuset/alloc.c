@@ -945,12 +945,16 @@ static void reserve_memory_check(struct pool *p, struct rm_memmgr *m, const char
 	}
 	rm_memmgr_account(m, memory, NULL, &msg);
 	for (size_t i = 0; i < m->nn; i++) {
+		char *size;
+
 		if (m->used[i] <= m->total[i])
 			continue;
+		size = rm_size_format(m->total[i]);
+		msg = xasprintf("--memory: NUMA node %u has %s, and the reserve with the owners' "
+				"memory would be more", m->hp.nodes[i].id, size);
+		free(size);
 		pool_close(p);
-		rm_errx(RM_EXIT_NORESOURCE, "--memory: NUMA node %u has %s, and the reserve with "
-			"the owners' memory would be more", m->hp.nodes[i].id,
-			rm_size_format(m->total[i]));
+		pool_fail(RM_CPUALLOC_ENOSPC, msg);
 	}
 }
 
