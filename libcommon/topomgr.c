@@ -31,6 +31,12 @@ const char *rm_tm_policy_name(enum rm_tm_policy policy)
 		       policy_names[policy] : "?";
 }
 
+struct rm_tm_provider rm_tm_amount(const uint64_t *free, const uint64_t *total, uint64_t request)
+{
+	return (struct rm_tm_provider){ .kind = RM_TM_AMOUNT, .free = free, .total = total,
+					.request = request };
+}
+
 int rm_tm_parse_bool(const char *v)
 {
 	static const char *const t[] = { "1", "t", "T", "TRUE", "true", "True" };

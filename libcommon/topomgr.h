@@ -94,6 +94,10 @@ int rm_tm_merge_forced(const struct rm_tm_config *config, unsigned nn, const uns
  */
 unsigned *rm_tm_distances(hwloc_topology_t topo, hwloc_const_bitmap_t nodes, unsigned nn);
 
+/* An amount provider: FREE[i] and TOTAL[i] units on node i, REQUEST asked (CPUs, memory bytes,
+ * huge pages of one size). A node with TOTAL 0 (a CPU-less node for CPUs) adds nothing to a set. */
+struct rm_tm_provider rm_tm_amount(const uint64_t *free, const uint64_t *total, uint64_t request);
+
 /* Go's strconv.ParseBool: 1 for 1 t T TRUE true True, 0 for 0 f F FALSE false False, else -1. */
 int rm_tm_parse_bool(const char *v);
 

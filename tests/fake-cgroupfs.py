@@ -31,7 +31,9 @@ Emulates, in memory, what the kernel's cgroupfs does for these operations:
     siblings, and takes its CPUs from its parent, which must keep one while it has processes
     ("Parent unable to distribute cpu downstream"; the root always has some).
   - --no-partitions is older than 5.11: no partition files at all.
-The cpuset files appear in a child when its parent's subtree_control enables cpuset.
+  - memory.max / memory.min ("max" or a number of bytes, else EINVAL; stored as written).
+The cpuset files appear in a child when its parent's subtree_control enables cpuset, the memory
+files when it enables memory.
 Not emulated: other controllers' files, threads (cgroup.threads, cgroup.type), permissions and
 delegation, memory migration, hotplug, real processes (pids are just numbers), local partitions
 taking CPUs from a non-root parent with cpuset.cpus.exclusive, and the order in which the kernel
@@ -66,6 +68,7 @@ class Cgroup:
         self.subtree = []
         self.cpus, self.mems, self.exclusive = set(), set(), set()
         self.partition = "member"
+        self.memory = {"max": "max", "min": "0"}
 
     @property
     def path(self):
@@ -124,7 +127,17 @@ class Cgroup:
                     lambda: fmt_list(self.fs.taken()[1].get(self, set())), None)
             if self.fs.partitions:
                 f["cpuset.cpus.partition"] = (self.r_partition, self.w_partition)
+        if "memory" in self.parent.subtree:
+            for k in ("max", "min"):
+                f["memory." + k] = ((lambda k=k: self.memory[k]),
+                                    (lambda text, k=k: self.w_memory(k, text)))
         return f
+
+    def w_memory(self, key, text):
+        v = text.strip()
+        if not (v.isdigit() or (key == "max" and v == "max")):
+            raise err(errno.EINVAL)
+        self.memory[key] = v
 
     def w_subtree(self, text):
         changes = []

@@ -216,3 +216,56 @@ kubelet_valid() {
 	sed -i 's/CpuSpecList=/CpuSpecLis=/' "$dir/slurm/slurm.conf"
 	run -1 slurmd -f "$dir/slurm/slurm.conf" -G
 }
+
+@test "export kubelet: the memory reserve as reservedMemory, Static, and the systemReserved memory that matches it" {
+	tiers() { rm-cpuset --sysroot "$SNAPSHOTS/x86-2s-memory-tiers" "$@"; }
+	run -0 tiers reserve 0
+	# no memory reserve: no Memory Manager fields
+	run -0 tiers export kubelet
+	refute_output --partial memoryManagerPolicy
+	refute_output --partial reservedMemory
+	run -0 tiers reserve --memory 0:1G,1:1124M
+	run -0 tiers export kubelet --kubelet-version 1.30
+	assert_output "$(cat <<-'EOF'
+	# KubeletConfiguration drop-in from rm-cpuset for kubelet 1.30: a file of the kubelet's
+	# --config-dir, e.g. /etc/kubernetes/kubelet.conf.d/50-rmtools-cpuset.conf
+	# reservedSystemCPUs: the CPUs rmtools gave out, which the kubelet gives no pod:
+	#   0: rm-cpuset's reserved pool
+	apiVersion: kubelet.config.k8s.io/v1beta1
+	kind: KubeletConfiguration
+	cpuManagerPolicy: static
+	reservedSystemCPUs: "0"
+	# reservedMemory: the memory reserved per NUMA node (rm-cpuset reserve --memory, 2148Mi in all);
+	# systemReserved memory: that sum less the default evictionHard memory.available (100Mi),
+	# as the Memory Manager needs them equal (with no kubeReserved memory)
+	memoryManagerPolicy: Static
+	reservedMemory:
+	- numaNode: 0
+	  limits:
+	    memory: 1Gi
+	- numaNode: 1
+	  limits:
+	    memory: 1124Mi
+	systemReserved:
+	  memory: 2Gi
+	EOF
+	)"
+	# the sum of reservedMemory equals systemReserved + 100Mi: 1024 + 1124 = 2048 + 100
+	for v in 30 31 32 33 34 35 36; do
+		tiers export kubelet --kubelet-version 1.$v >"$BATS_TEST_TMPDIR/k.yaml"
+		run -0 kubelet_valid "$v" <"$BATS_TEST_TMPDIR/k.yaml"
+	done
+	# an owner's memory is its own, not the system's reserve
+	run -0 tiers alloc --count 2 --owner db --memory 4G
+	for v in 32 33 34 35 36; do
+		tiers export kubelet --kubelet-version 1.$v >"$BATS_TEST_TMPDIR/k.yaml"
+		run -0 kubelet_valid "$v" <"$BATS_TEST_TMPDIR/k.yaml"
+		run -0 grep -A1 -e '^systemReserved:' -e '^memoryManagerPolicy' "$BATS_TEST_TMPDIR/k.yaml"
+		assert_output $'memoryManagerPolicy: Static\nreservedMemory:\n--\nsystemReserved:\n  memory: 2Gi'
+	done
+	# a reserve the eviction threshold would eat whole is refused
+	run -0 tiers reserve --memory 0:100M
+	run -2 --separate-stderr tiers export kubelet
+	assert_equal "$stderr" "rm-cpuset: the memory reserve (rm-cpuset reserve --memory) must be more than the kubelet's default hard eviction threshold for memory (100Mi)"
+	assert_output ""
+}

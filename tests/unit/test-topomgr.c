@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "cpualloc.h"
+#include "memmgr.h"
 #include "topology.h"
 #include "topomgr.h"
 
@@ -443,6 +444,67 @@ static int time_alloc(const char *spec, unsigned count, const char *policy)
 	return rc ? 3 : 0;
 }
 
+/* The memory providers: memory and huge pages per node as amounts (rm_tm_amount), merged with
+ * the CPUs'; memory-only nodes give memory only. Then the Memory Manager's extension of a hint
+ * that cannot hold the request. */
+static void memory_provider(void)
+{
+	/* nodes 0 and 1 with 4 CPUs and 16 GiB, node 2 (64 GiB) and node 3 (32 GiB) memory-only;
+	 * 12 GiB of node 0 taken; 2 MiB pages: 212 of 512 free on node 0, 256 on node 1 */
+	uint64_t ctotal[4] = { 4, 4, 0, 0 }, cfree[4] = { 4, 4, 0, 0 };
+	uint64_t mtotal[4] = { 16, 16, 64, 32 }, mfree[4] = { 4, 16, 64, 32 };
+	uint64_t htotal[4] = { 512, 256, 0, 0 }, hfree[4] = { 212, 256, 0, 0 };
+	struct rm_tm_config sn = { .policy = RM_TM_SINGLE_NUMA_NODE };
+	struct rm_tm_config rs = { .policy = RM_TM_RESTRICTED };
+	struct rm_tm_provider p[3] = { rm_tm_amount(cfree, ctotal, 2), rm_tm_amount(mfree, mtotal, 8),
+				       rm_tm_amount(hfree, htotal, 250) };
+
+	CHECK(p[1].kind == RM_TM_AMOUNT && p[1].free == mfree && p[1].total == mtotal &&
+	      p[1].request == 8, "rm_tm_amount: the fields");
+	for (int force = 1; force <= 2; force++) {
+		/* 8 GiB: node 0 has 4 left, node 1 holds it */
+		expect("memory 8", &sn, 4, p, 2, "1", true, true, force);
+		/* and 250 huge pages: node 1 */
+		expect("memory and pages", &sn, 4, p, 3, "1", true, true, force);
+		/* 300 pages: no node has them, single-numa-node refuses */
+		p[2].request = 300;
+		expect("300 pages", &sn, 4, p, 3, "all", false, false, force);
+		p[2].request = 250;
+		/* 20 GiB: only memory-only nodes hold it alone, and they have no CPUs */
+		p[1].request = 20;
+		expect("memory 20 single", &sn, 4, p, 2, "all", false, false, force);
+		/* restricted: refused too (the best non-preferred hint is reported as it is) */
+		expect("memory 20 restricted", &rs, 4, p, 2, force == 1 ? "0" : "0,1", false, false,
+		       force);
+		p[1].request = 8;
+	}
+
+	/* the extension: node 0 (4 free) with 20 asked takes its nearest node, node 2 (17) */
+	{
+		unsigned dist[16] = { 10, 21, 17, 28, 21, 10, 28, 17, 17, 28, 10, 28, 28, 17, 28, 10 };
+		uint64_t total[4] = { 16, 16, 64, 32 }, used[4] = { 12, 0, 0, 0 };
+		struct rm_memmgr m = { .nn = 4, .nres = 1, .total = total, .used = used };
+		struct rm_memreq req = { .memory = 20 };
+		unsigned char nodes[4] = { 1, 0, 0, 0 };
+
+		CHECK(rm_memmgr_extend(&m, &req, dist, nodes), "extend: holds");
+		CHECK(!memcmp(nodes, mask_of("0,2", 4), 4), "extend: %s, expected 0,2",
+		      mask_str(nodes, 4));
+		/* 140: every node together is not enough */
+		req.memory = 140;
+		memset(nodes, 0, 4);
+		nodes[1] = 1;
+		CHECK(!rm_memmgr_extend(&m, &req, dist, nodes), "extend: 140 does not fit");
+		/* node 1 asking 50: node 3 (17) first, then node 0 (21) */
+		req.memory = 50;
+		memset(nodes, 0, 4);
+		nodes[1] = 1;
+		CHECK(rm_memmgr_extend(&m, &req, dist, nodes), "extend: 50 holds");
+		CHECK(!memcmp(nodes, mask_of("0,1,3", 4), 4), "extend 50: %s, expected 0,1,3",
+		      mask_str(nodes, 4));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "time"))
@@ -452,6 +514,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	kubelet_cases();
+	memory_provider();
 	options();
 	properties(1, 250);
 	properties(7001, 250);

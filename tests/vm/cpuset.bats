@@ -174,3 +174,25 @@ heap_under() {
 	refute_output --partial ' N0='
 	kill "$pid"
 }
+
+@test "memory manager: cpuset.mems over two nodes, memory.max, memory.min and hugetlb max, accepted by the kernel" {
+	local hp=/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages
+	echo 4 >"$hp"
+	[ "$(cat "$hp")" -eq 4 ] || fail "node 0 would not take 4 huge pages"
+	# node 0 has less than 1200M of its 1G: the rest from node 2, its nearest (memory only)
+	run -0 rm-cpuset alloc --count 2 --owner mm --numa-node 0 --policy best-effort \
+		--memory 1200M --hugepages 2M:2 -o owner,cpus,mems,memory,hugepages
+	echo 0 >"$hp"
+	assert_output "owner=mm cpus=0-1 mems=0,2 memory=1200MiB hugepages=2MiB:0:2"
+	assert_equal "$(cat $CG/mm/cpuset.mems.effective)" 0,2
+	assert_equal "$(cat $CG/mm/memory.max)" 1258291200
+	assert_equal "$(cat $CG/mm/memory.min)" 1258291200
+	assert_equal "$(cat $CG/mm/hugetlb.2MB.max)" 4194304
+	# a process there may use both nodes
+	run -0 rm-cpuset run --owner mm -- cat /proc/self/status
+	assert_line --regexp '^Mems_allowed_list:[[:space:]]+0,2$'
+	# a second owner that would overcommit the nodes is refused: 4G is all of them
+	run -3 rm-cpuset alloc --count 2 --owner mm2 --memory 3G --policy best-effort
+	run -0 rm-cpuset release mm
+	[ ! -e $CG/mm ]
+}

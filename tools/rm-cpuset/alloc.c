@@ -4,14 +4,18 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "hugetlb.h"
+#include "kernfs.h"
 #include "record.h"
 #include "rm-cpuset.h"
+#include "size.h"
 #include "sysfs.h"
 #include "xalloc.h"
 
@@ -35,6 +39,9 @@ enum {
 	OPT_MEM_BANDWIDTH,
 	OPT_ADD_MEMS,
 	OPT_TM_OPTION,
+	OPT_MEMORY,
+	OPT_HUGEPAGES,
+	OPT_RESERVE_MEMORY,
 };
 
 static const struct argp_option alloc_options[] = {
@@ -180,6 +187,14 @@ void alloc_req_free(struct alloc_req *r)
 	hwloc_bitmap_free(r->add_mems);
 	hwloc_bitmap_free(r->from);
 	free(r->mb_canon);
+	free(r->hugepages);
+	if (r->mm)
+		rm_memmgr_close(r->mm);
+	free(r->mm);
+	free(r->pages);
+	free(r->mem_nodes);
+	free(r->hp_nodes);
+	hwloc_bitmap_free(r->mem_set);
 }
 
 void alloc_check_owner(const struct pool *p, const char *owner)
@@ -330,6 +345,185 @@ static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitm
 	hwloc_bitmap_free(near);
 }
 
+/* ---- the Memory Manager ---- */
+
+void alloc_memory_check(struct rm_common *c, struct alloc_req *r)
+{
+	char *msg = NULL;
+
+	if (!r->memory && !r->nhugepages)
+		return;
+	r->mm = xcalloc(1, sizeof(*r->mm));
+	if (rm_memmgr_open(r->mm, c->sysroot, &msg) < 0)
+		rm_usage_errx("--memory, --hugepages: cannot read the NUMA nodes' memory: %s", msg);
+	r->pages = xcalloc(r->mm->hp.nsizes + 1, sizeof(*r->pages));
+	for (size_t i = 0; i < r->nhugepages; i++) {
+		char *arg = xstrdup(r->hugepages[i]), *colon = strrchr(arg, ':'), *end;
+		unsigned long long n;
+		size_t s;
+
+		if (!colon)
+			rm_usage_errx("invalid --hugepages: '%s' (SIZE:N, such as 2M:512)",
+				      r->hugepages[i]);
+		*colon = '\0';
+		if (rm_hugepages_parse_size(&r->mm->hp, arg, &s, &msg) < 0)
+			rm_usage_errx("--hugepages: %s", msg);
+		errno = 0;
+		n = strtoull(colon + 1, &end, 10);
+		if (!isdigit((unsigned char)colon[1]) || *end || errno || n == 0)
+			rm_usage_errx("invalid --hugepages: '%s' (N: a whole number of pages, at least "
+				      "1)", r->hugepages[i]);
+		r->pages[s] += n;
+		free(arg);
+	}
+}
+
+/* Exit 1: the state's memory fields cannot be read. */
+static void corrupt(const struct pool *p, const struct rm_record *rec, char *msg)
+{
+	rm_errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: %s", p->st.path, rec->line + 1, msg);
+}
+
+void alloc_memory_account(const struct pool *p, struct alloc_req *r)
+{
+	char *msg = NULL;
+
+	if (!r->mm)
+		return;
+	for (size_t i = 0; i < p->st.nrecords; i++) {
+		const struct rm_record *rec = &p->st.records[i];
+		const char *kind = rm_record_kind(rec);
+
+		if (!strcmp(kind, "reserved") &&
+		    rm_memmgr_account(r->mm, rm_record_get(rec, "memory"), NULL, &msg) < 0)
+			corrupt(p, rec, msg);
+		if (!strcmp(kind, "owner") &&
+		    rm_memmgr_account(r->mm, rm_record_get(rec, "memory_nodes"),
+				      rm_record_get(rec, "hugepages"), &msg) < 0)
+			corrupt(p, rec, msg);
+	}
+}
+
+/* "; free memory: node 0: 8GiB, ...; free 2MiB huge pages: node 0: 512, ..." for what R asks. */
+static char *memory_free_text(const struct alloc_req *r)
+{
+	char *s = xstrdup("");
+
+	for (size_t res = 0; res < r->mm->nres; res++) {
+		char *name, *list, *n;
+
+		if (res ? !r->pages[res - 1] : !r->memory)
+			continue;
+		name = rm_memmgr_res_name(r->mm, res);
+		list = rm_memmgr_free_text(r->mm, res);
+		n = xasprintf("%s; free %s: %s", s, name, list);
+		free(s);
+		free(name);
+		free(list);
+		s = n;
+	}
+	return s;
+}
+
+/*
+ * The NUMA affinity of R over every node with CPUs or memory (memory-only nodes too): the CPU
+ * provider (free CPUs of AVAIL per node), one provider per resource asked (memory, each huge
+ * page size: what is free after the system reserve and the other owners) and the nodes of
+ * --numa-node and --near (PROVIDER), merged under R's policy (best-effort under none: the
+ * Memory Manager places memory by its hints whatever the policy). Takes the memory and huge
+ * pages from the nodes chosen (a group when no single node holds them), sets R's mem_set and
+ * the CPUs' HINT (those nodes). ENOSPC with *MSG naming each node's free CPUs and memory.
+ */
+static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t avail,
+		       hwloc_const_bitmap_t provider, hwloc_bitmap_t hint, char **msg)
+{
+	struct rm_memmgr *m = r->mm;
+	size_t nn = m->nn, np = 1;
+	uint64_t *freec = xcalloc(nn, sizeof(*freec)), *totalc = xcalloc(nn, sizeof(*totalc));
+	uint64_t *freebuf = xcalloc(m->nres * nn, sizeof(*freebuf));
+	struct rm_tm_provider *prov = xcalloc(m->nres + 2, sizeof(*prov));
+	struct rm_memreq req = { .memory = r->memory, .pages = r->pages };
+	unsigned char *need = xcalloc(nn, 1), *best = xcalloc(nn, 1);
+	struct rm_tm_config tm = r->opts.tm;
+	hwloc_bitmap_t ids = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
+	int *intids = xcalloc(nn, sizeof(*intids));
+	unsigned *distance;
+	bool pref = false, admit = false, any_need = false;
+	int rc = 0;
+
+	for (size_t i = 0; i < nn; i++) {
+		unsigned id = m->hp.nodes[i].id;
+		hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(p->t->topo, id);
+
+		intids[i] = (int)id;
+		hwloc_bitmap_set(ids, id);
+		if (node) {
+			hwloc_bitmap_and(set, rm_topo_node_cpus(p->t, node), p->all);
+			totalc[i] = hwloc_bitmap_weight(set);
+			hwloc_bitmap_and(set, set, avail);
+			freec[i] = hwloc_bitmap_weight(set);
+		}
+		if (provider && hwloc_bitmap_isset(provider, id)) {
+			need[i] = 1;
+			any_need = true;
+		}
+	}
+	prov[0] = rm_tm_amount(freec, totalc, r->count);
+	np += rm_memmgr_providers(m, &req, freebuf, prov + 1);
+	if (any_need)
+		prov[np++] = (struct rm_tm_provider){ .kind = RM_TM_NODES, .need = need };
+	tm.policy = r->policy == RM_TM_NONE ? RM_TM_BEST_EFFORT : r->policy;
+	distance = rm_tm_distances(p->t->topo, ids, nn);
+	if (rm_tm_merge(&tm, nn, distance, prov, np, best, &pref, &admit) == RM_TM_EINVAL) {
+		*msg = xasprintf("too many NUMA nodes for topology hints (%zu, "
+				 "max-allowable-numa-nodes is %u)", nn, tm.max_nodes);
+		rc = RM_CPUALLOC_EINVAL;
+		goto out;
+	}
+	if (!admit) {
+		char *cpus = rm_tm_per_node(intids, freec, nn), *mem = memory_free_text(r);
+
+		*msg = xasprintf("topology manager policy %s: no %sNUMA node%s can hold %u CPUs%s%s "
+				 "(free CPUs: %s%s)", rm_tm_policy_name(tm.policy),
+				 tm.policy == RM_TM_SINGLE_NUMA_NODE ? "single " : "set of ",
+				 tm.policy == RM_TM_SINGLE_NUMA_NODE ? "" : "s", r->count,
+				 r->memory ? " and the memory" : "",
+				 r->nhugepages ? " and the huge pages" : "", cpus, mem);
+		free(cpus);
+		free(mem);
+		rc = RM_CPUALLOC_ENOSPC;
+		goto out;
+	}
+	/* best-effort may choose nodes that cannot hold it all: extended to nodes that do (a
+	 * group), else the message names each node's free amount of what is short */
+	rm_memmgr_extend(m, &req, distance, best);
+	if (rm_memmgr_take(m, &req, best, &r->mem_nodes, &r->hp_nodes, msg) < 0) {
+		rc = RM_CPUALLOC_ENOSPC;
+		goto out;
+	}
+	r->mem_set = hwloc_bitmap_alloc();
+	for (size_t i = 0; i < nn; i++) {
+		if (!best[i])
+			continue;
+		if (totalc[i])
+			hwloc_bitmap_set(hint, m->hp.nodes[i].id);
+		if (hwloc_bitmap_isset(p->memnodes, m->hp.nodes[i].id))
+			hwloc_bitmap_set(r->mem_set, m->hp.nodes[i].id);
+	}
+out:
+	free(freec);
+	free(totalc);
+	free(freebuf);
+	free(prov);
+	free(need);
+	free(best);
+	free(intids);
+	free(distance);
+	hwloc_bitmap_free(ids);
+	hwloc_bitmap_free(set);
+	return rc;
+}
+
 /* CPUs isolated at boot (isolcpus=, nohz_full=) are where --isolate owners go first, and the
  * last choice of the others: allocate from that part of SHARED when it can hold the request on
  * its own. Returns 0 with RESULT, or non-zero to choose from all of SHARED. */
@@ -397,7 +591,11 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 		rc = RM_CPUALLOC_ENOSPC;
 		goto out;
 	}
-	if (r->policy == RM_TM_NONE) {
+	if (r->mm) {
+		/* the Memory Manager's providers merged with the CPUs' */
+		if ((rc = memory_hint(p, r, avail, provider, hint, &msg)))
+			goto out;
+	} else if (r->policy == RM_TM_NONE) {
 		/* no topology manager: --numa-node and --near are a plain preference */
 		hwloc_bitmap_copy(hint, provider);
 	} else if ((rc = rm_cpualloc_hint(p->ct, avail, r->count, provider, r->policy, &r->opts,
@@ -430,10 +628,116 @@ out:
 	free(warning);
 }
 
+void alloc_memory_record(struct pool *p, struct alloc_req *r, size_t index)
+{
+	struct rm_record *rec = &p->st.records[index];
+	char *v;
+
+	if (!r->mm)
+		return;
+	v = rm_cpulist_format(r->mem_set);
+	rm_record_set(rec, "mems", v);
+	free(v);
+	v = xasprintf("%" PRIu64, r->memory);
+	rm_record_set(rec, "memory", v);
+	free(v);
+	rm_record_set(rec, "memory_nodes", r->mem_nodes ?: "-");
+	rm_record_set(rec, "hugepages", r->hp_nodes ?: "-");
+}
+
+/* memory.max and memory.min of the cgroup DIR (v2), "+memory" in the subtree_control of the
+ * hierarchy's root and the parent first. */
+static int memory_files(struct pool *p, const char *dir, uint64_t bytes,
+			struct rm_kernfs_log *log, char **msg)
+{
+	const char *up[] = { p->cg.mount, p->cg.parent };
+	char *v = xasprintf("%" PRIu64, bytes);
+	int rc = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(up) && !rc; i++)
+		if (!rm_kernfs_list_has(up[i], "cgroup.subtree_control", "memory",
+					RM_HUGETLB_FILES))
+			rc = rm_kernfs_put(log, up[i], "cgroup.subtree_control", "+memory",
+					   "-memory", msg);
+	if (!rc)
+		rc = rm_kernfs_put(log, dir, "memory.max", v, "max", msg);
+	if (!rc)
+		rc = rm_kernfs_put(log, dir, "memory.min", v, "0", msg);
+	free(v);
+	return rc;
+}
+
+/* Exit 2 when the limits cannot be set here at all: no memory controller on the cgroup v2
+ * hierarchy for --memory, no hugetlb controller for --hugepages. Reads only. */
+static void memory_check_cgroups(const struct pool *p, const struct alloc_req *r)
+{
+	struct rm_hugetlb h;
+	char *msg = NULL;
+
+	if (!r->mm || !p->have_cgroups || p->cg.version != RM_CGROUP_V2)
+		return;
+	if (r->memory && !rm_kernfs_list_has(p->cg.mount, "cgroup.controllers", "memory",
+					     RM_HUGETLB_FILES))
+		rm_usage_errx("--memory needs the memory controller of cgroup v2 (%s/"
+			      "cgroup.controllers does not offer it)", p->cg.mount);
+	for (size_t s = 0; s < r->mm->hp.nsizes; s++)
+		if (r->pages[s]) {
+			if (rm_hugetlb_open(&h, &msg) < 0)
+				rm_usage_errx("--hugepages: %s", msg);
+			rm_hugetlb_close(&h);
+			break;
+		}
+}
+
+void alloc_memory_limits(struct pool *p, struct alloc_req *r, size_t index)
+{
+	struct rm_kernfs_log log = { .flags = RM_HUGETLB_FILES };
+	struct rm_hugetlb h = { 0 };
+	bool have_h = false;
+	char *msg = NULL, *dir;
+	int rc = 0;
+
+	if (!r->mm || !p->have_cgroups)
+		return;
+	if (p->cg.version != RM_CGROUP_V2) {
+		rm_warnx("memory.max, memory.min and hugetlb limits need cgroup v2: '%s' has its "
+			 "memory reserved in the state only", r->owner);
+		return;
+	}
+	dir = rm_cgroups_path(&p->cg, r->owner);
+	if (r->memory)
+		rc = memory_files(p, dir, r->memory, &log, &msg);
+	for (size_t s = 0; !rc && s < r->mm->hp.nsizes; s++) {
+		if (!r->pages[s])
+			continue;
+		if (!have_h && (rc = rm_hugetlb_open(&h, &msg)) < 0)
+			break;
+		have_h = true;
+		rc = rm_hugetlb_set_logged(&h, r->owner, r->mm->hp.sizes[s], true,
+					   r->pages[s] * r->mm->hp.sizes[s], &log, &msg);
+	}
+	if (have_h)
+		rm_hugetlb_close(&h);
+	free(dir);
+	if (rc) {
+		/* undo the limits, then the allocation */
+		rm_kernfs_undo(&log, &msg);
+		rm_kernfs_log_free(&log);
+		pool_remove(p, index);
+		pool_commit(p);
+		rm_errx(RM_EXIT_FAILURE, "%s (the allocation was undone)", msg);
+	}
+	rm_kernfs_log_free(&log);
+}
+
 /* ---- alloc ---- */
 
 static const struct argp_option alloc_cmd_options[] = {
 	{ "dry-run", OPT_DRY_RUN, NULL, 0, "choose and print, change nothing", 0 },
+	{ "memory", OPT_MEMORY, "SIZE", 0,
+	  "reserve SIZE of memory on its NUMA nodes (memory.max and memory.min)", 0 },
+	{ "hugepages", OPT_HUGEPAGES, "SIZE:N", 0,
+	  "reserve N huge pages of SIZE on its NUMA nodes (hugetlb limit); repeatable", 0 },
 	{ 0 }
 };
 
@@ -447,6 +751,19 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DRY_RUN:
 		r->dry_run = true;
+		break;
+	case OPT_MEMORY: {
+		char *msg = NULL;
+
+		if (rm_size_parse(arg, &r->memory, &msg) < 0 || !r->memory)
+			argp_error(state, "invalid --memory: '%s' (a size such as 8G, more than 0)",
+				   arg);
+		free(msg);
+		break;
+	}
+	case OPT_HUGEPAGES:
+		r->hugepages = xrealloc(r->hugepages, (r->nhugepages + 1) * sizeof(*r->hugepages));
+		r->hugepages[r->nhugepages++] = arg;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
@@ -488,17 +805,22 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	if (!r.owner)
 		rm_usage_errx("alloc needs --owner NAME");
 	alloc_check_owner(NULL, r.owner);
+	alloc_memory_check(c, &r);
 	pool_open(&p, c, (r.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS));
 	alloc_check_owner(&p, r.owner);
 	if (r.isolate)
 		alloc_check_isolate(&p);
 	alloc_check_resctrl(&p, &r);
+	memory_check_cgroups(&p, &r);
+	alloc_memory_account(&p, &r);
 	cpus = hwloc_bitmap_alloc();
 	alloc_choose(&p, &r, cpus);
 	pool_add(&p, r.owner, cpus, r.add_mems, r.isolate, 0);
 	alloc_choose_resctrl(&p, &r, cpus, p.st.nrecords - 1);
+	alloc_memory_record(&p, &r, p.st.nrecords - 1);
 	if (!r.dry_run) {
 		pool_commit(&p);
+		alloc_memory_limits(&p, &r, p.st.nrecords - 1);
 		pool_committed_cpus(cpus, r.owner);
 	}
 	pool_print_owners(&p, c, &p.st.records[p.st.nrecords - 1], 1);
@@ -567,6 +889,7 @@ struct reserve_args {
 	const char *set;
 	unsigned count;
 	bool have_count, strict, dry_run;
+	const char *memory;   /* --memory NODE:SIZE,..., "" for none */
 };
 
 static const struct argp_option reserve_options[] = {
@@ -575,8 +898,65 @@ static const struct argp_option reserve_options[] = {
 	{ "strict", OPT_STRICT, NULL, 0,
 	  "keep the reserved CPUs out of the shared pool (strict-cpu-reservation)", 0 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0, "print the reservation, change nothing", 0 },
+	{ "memory", OPT_RESERVE_MEMORY, "NODE:SIZE", 0,
+	  "reserve memory per NUMA node for the system: NODE:SIZE,... (\"\" for none)", 0 },
 	{ 0 }
 };
+
+/* --memory NODE:SIZE,... as the state keeps it ("ID:BYTES,...", "" for none) in *OUT; exits 2
+ * on bad input. Checks the nodes against M. */
+static char *reserve_memory_value(const struct rm_memmgr *m, const char *arg)
+{
+	char *copy = xstrdup(arg), *tok, *save = NULL, *s = xstrdup(""), *msg = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':'), *end, *n;
+		unsigned long id;
+		uint64_t bytes;
+
+		errno = 0;
+		id = colon ? strtoul(tok, &end, 10) : 0;
+		if (!colon || !isdigit((unsigned char)*tok) || end != colon || errno)
+			rm_usage_errx("invalid --memory: '%s' (NODE:SIZE,..., such as 0:1G,1:1G)", arg);
+		if (rm_size_parse(colon + 1, &bytes, &msg) < 0)
+			rm_usage_errx("invalid --memory: %s", msg);
+		if (id > UINT32_MAX || rm_hugepages_node_index(&m->hp, (unsigned)id) < 0)
+			rm_usage_errx("--memory: no such NUMA node: '%lu'", id);
+		n = xasprintf("%s%s%lu:%" PRIu64, s, *s ? "," : "", id, bytes);
+		free(s);
+		s = n;
+	}
+	free(copy);
+	return s;
+}
+
+/* Refuse (exit 3) a memory reserve that, with the owners' reservations, is more than a node
+ * has; MEMORY as the state keeps it. */
+static void reserve_memory_check(struct pool *p, struct rm_memmgr *m, const char *memory)
+{
+	char *msg = NULL;
+
+	for (size_t i = 0; i < p->st.nrecords; i++) {
+		const struct rm_record *rec = &p->st.records[i];
+
+		if (!strcmp(rm_record_kind(rec), "owner") &&
+		    rm_memmgr_account(m, rm_record_get(rec, "memory_nodes"), NULL, &msg) < 0)
+			corrupt(p, rec, msg);
+	}
+	rm_memmgr_account(m, memory, NULL, &msg);
+	for (size_t i = 0; i < m->nn; i++) {
+		char *size;
+
+		if (m->used[i] <= m->total[i])
+			continue;
+		size = rm_size_format(m->total[i]);
+		msg = xasprintf("--memory: NUMA node %u has %s, and the reserve with the owners' "
+				"memory would be more", m->hp.nodes[i].id, size);
+		free(size);
+		pool_close(p);
+		pool_fail(RM_CPUALLOC_ENOSPC, msg);
+	}
+}
 
 static error_t reserve_parse(int key, char *arg, struct argp_state *state)
 {
@@ -599,6 +979,9 @@ static error_t reserve_parse(int key, char *arg, struct argp_state *state)
 	case OPT_DRY_RUN:
 		a->dry_run = true;
 		break;
+	case OPT_RESERVE_MEMORY:
+		a->memory = arg;
+		break;
 	case ARGP_KEY_ARG:
 		if (a->set)
 			argp_error(state, "unexpected argument: '%s'", arg);
@@ -613,14 +996,17 @@ static error_t reserve_parse(int key, char *arg, struct argp_state *state)
 int cmd_reserve(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
-		reserve_options, reserve_parse, "SET\n--count N",
+		reserve_options, reserve_parse, "SET\n--count N\n--memory NODE:SIZE,...",
 		"Set the system-reserved CPUs: never given to an owner, and (unless --strict) part "
-		"of the shared pool. An empty SET (\"\") removes the reservation. Prints the reserved "
-		"pool's record.",
+		"of the shared pool. An empty SET (\"\") removes the reservation. With --memory, "
+		"the memory reserved per NUMA node for the system (alone, the CPUs stay as they "
+		"are). Prints the reserved pool's record.",
 		NULL, NULL, NULL
 	};
 	static const struct rm_cpualloc_opts no_opts;
 	struct reserve_args a = { 0 };
+	struct rm_memmgr *mm = NULL;
+	char *memory = NULL;
 	hwloc_bitmap_t set, clash;
 	char *msg = NULL;
 	struct pool p;
@@ -628,8 +1014,14 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	print_pools(NULL, c, true);
-	if (!a.set == !a.have_count)
+	if ((a.set && a.have_count) || (!a.set && !a.have_count && !a.memory))
 		rm_usage_errx("reserve: give either SET or --count N");
+	if (a.memory) {
+		mm = xcalloc(1, sizeof(*mm));
+		if (rm_memmgr_open(mm, c->sysroot, &msg) < 0)
+			rm_usage_errx("--memory: cannot read the NUMA nodes' memory: %s", msg);
+		memory = reserve_memory_value(mm, a.memory);
+	}
 	set = hwloc_bitmap_alloc();
 	if (a.set && rm_cpulist_parse(a.set, set, &msg)) {
 		char *m = xasprintf("invalid SET: %s", msg);
@@ -640,6 +1032,13 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 	}
 	clash = hwloc_bitmap_alloc();
 	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
+	if (!a.set && !a.have_count) {
+		/* --memory alone: the CPUs as they are */
+		hwloc_bitmap_copy(set, p.reserved);
+		a.strict = p.strict;
+	}
+	if (mm)
+		reserve_memory_check(&p, mm, memory);
 	if (a.set && !hwloc_bitmap_isincluded(set, p.all)) {
 		char *list;
 
@@ -666,12 +1065,17 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 		pool_close(&p);
 		pool_fail(rc, msg);
 	}
-	pool_set_reserved(&p, set, a.strict);
+	if (memory)
+		pool_set_reserved_all(&p, set, a.strict, memory);
+	else
+		pool_set_reserved(&p, set, a.strict);
 	if (!a.dry_run) {
 		char *list = rm_cpulist_format(set);
 
 		pool_commit(&p);
-		if (*list)
+		if (memory)
+			rm_committed("reserved memory %s", *memory ? a.memory : "none");
+		else if (*list)
 			rm_committed("reserved CPUs %s%s", list, a.strict ? " (strict)" : "");
 		else
 			rm_committed("removed the reservation");
@@ -681,6 +1085,10 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 	pool_close(&p);
 	hwloc_bitmap_free(set);
 	hwloc_bitmap_free(clash);
+	free(memory);
+	if (mm)
+		rm_memmgr_close(mm);
+	free(mm);
 	return RM_EXIT_SUCCESS;
 }
 

@@ -266,6 +266,87 @@ static int option_since(const struct policy_option *o)
  * pods of the shared pool off them too when owners hold some (without it the kubelet runs
  * best-effort and burstable pods on reservedSystemCPUs).
  */
+/* A Kubernetes quantity of BYTES: "1Gi", "1124Mi", "4Ki", else the bytes. Allocated. */
+static char *quantity(uint64_t bytes)
+{
+	static const char *const units[] = { "Ki", "Mi", "Gi", "Ti" };
+	int u = -1;
+
+	while (u < 3 && bytes && bytes % ((uint64_t)1024 << (10 * (u + 1))) == 0)
+		u++;
+	if (u < 0)
+		return xasprintf("%" PRIu64, bytes);
+	return xasprintf("%" PRIu64 "%s", bytes >> (10 * (u + 1)), units[u]);
+}
+
+/* The kubelet's default hard eviction threshold for memory (evictionHard memory.available). */
+#define KUBELET_EVICTION_HARD (100ULL << 20)
+
+/* The bytes of a memory reserve ("ID:BYTES,..."; NULL or "" for none) in all. */
+static uint64_t reserve_sum(const char *reserve)
+{
+	char *copy, *tok, *save = NULL;
+	uint64_t sum = 0;
+
+	if (!reserve)
+		return 0;
+	copy = xstrdup(reserve);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (strchr(tok, ':'))
+			sum += strtoull(strchr(tok, ':') + 1, NULL, 10);
+	free(copy);
+	return sum;
+}
+
+/* Whether the memory reserve is too small for the kubelet: no more than the eviction threshold. */
+static bool kubelet_memory_short(const char *reserve)
+{
+	uint64_t sum = reserve_sum(reserve);
+
+	return sum && sum <= KUBELET_EVICTION_HARD;
+}
+
+/*
+ * The Memory Manager's part: from the memory reserve (reserve --memory; "ID:BYTES,..." or NULL)
+ * memoryManagerPolicy Static and reservedMemory, and the systemReserved memory that makes their
+ * sum acceptable: the kubelet starts the Memory Manager only when the sum over the nodes equals
+ * kubeReserved + systemReserved + evictionHard memory.available (100Mi by default). Huge pages
+ * are left out: kubeReserved and systemReserved cannot hold them, so any hugepages-* entry
+ * would break that equality. Nothing without a reserve.
+ */
+static void kubelet_memory(const char *reserve)
+{
+	char *copy, *tok, *save = NULL, *q;
+	uint64_t sum = reserve_sum(reserve);
+
+	if (!sum)
+		return;
+	q = quantity(sum);
+	printf("# reservedMemory: the memory reserved per NUMA node (rm-cpuset reserve --memory, "
+	       "%s in all);\n# systemReserved memory: that sum less the default evictionHard "
+	       "memory.available (100Mi),\n# as the Memory Manager needs them equal (with no "
+	       "kubeReserved memory)\n", q);
+	free(q);
+	puts("memoryManagerPolicy: Static");
+	puts("reservedMemory:");
+	copy = xstrdup(reserve);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		uint64_t bytes;
+
+		if (!colon || !(bytes = strtoull(colon + 1, NULL, 10)))
+			continue;
+		*colon = '\0';
+		q = quantity(bytes);
+		printf("- numaNode: %s\n  limits:\n    memory: %s\n", tok, q);
+		free(q);
+	}
+	free(copy);
+	q = quantity(sum - KUBELET_EVICTION_HARD);
+	printf("systemReserved:\n  memory: %s\n", q);
+	free(q);
+}
+
 static void export_kubelet(struct pool *p, struct export_args *a)
 {
 	const char *names[ARRAY_SIZE(policy_options)];
@@ -314,6 +395,13 @@ static void export_kubelet(struct pool *p, struct export_args *a)
 			gates[!o->cpu][st == BE] = true;
 		tm_any |= !o->cpu;
 	}
+	if (kubelet_memory_short(pool_reserved_memory(p))) {
+		hwloc_bitmap_free(given);
+		pool_close(p);
+		pool_fail(RM_CPUALLOC_EINVAL,
+			  xstrdup("the memory reserve (rm-cpuset reserve --memory) must be more than "
+				  "the kubelet's default hard eviction threshold for memory (100Mi)"));
+	}
 	printf("# KubeletConfiguration drop-in from rm-cpuset for kubelet 1.%d: a file of the "
 	       "kubelet's\n# --config-dir, e.g. /etc/kubernetes/kubelet.conf.d/50-rmtools-cpuset.conf\n"
 	       "# reservedSystemCPUs: the CPUs rmtools gave out, which the kubelet gives no pod:\n",
@@ -346,6 +434,7 @@ static void export_kubelet(struct pool *p, struct export_args *a)
 	list = rm_cpulist_format(given);
 	printf("reservedSystemCPUs: \"%s\"\n", list);
 	free(list);
+	kubelet_memory(pool_reserved_memory(p));
 	if (a->policy >= 0)
 		printf("topologyManagerPolicy: %s\n", rm_tm_policy_name(a->policy));
 	if (tm_any) {

@@ -15,13 +15,15 @@
 #include "exitcodes.h"
 #include "input.h"
 #include "rm-cpuset.h"
+#include "size.h"
 #include "xalloc.h"
 
 bool opt_no_cgroups;
 
 enum { OWNER_OWNER, OWNER_CPUS, OWNER_MEMS, OWNER_CORES, OWNER_NODES, OWNER_CGROUP, OWNER_COUNT,
        OWNER_PACKAGES, OWNER_ISOLATE, OWNER_PID, OWNER_CREATED, OWNER_L3_WAYS, OWNER_L3_EXCLUSIVE,
-       OWNER_L3_MASKS, OWNER_MEM_BANDWIDTH, OWNER_RESCTRL, OWNER_OFFLINE, OWNER_ADD_MEMS };
+       OWNER_L3_MASKS, OWNER_MEM_BANDWIDTH, OWNER_RESCTRL, OWNER_OFFLINE, OWNER_ADD_MEMS,
+       OWNER_MEMORY, OWNER_MEMORY_NODES, OWNER_HUGEPAGES };
 const struct rm_column owner_cols[] = {
 	[OWNER_OWNER] = { "owner", RM_COL_STRING, "the owner's name" },
 	[OWNER_CPUS] = { "cpus", RM_COL_SET, "its exclusive CPUs" },
@@ -45,6 +47,12 @@ const struct rm_column owner_cols[] = {
 			    "its CPUs that are offline now (\"\" for none; else it is degraded)" },
 	[OWNER_ADD_MEMS] = { "add_mems", RM_COL_SET,
 			     "NUMA nodes added to its mems by --add-mems (memory-only nodes)" },
+	[OWNER_MEMORY] = { "memory", RM_COL_SIZE, "its reserved memory (--memory; 0 for none)" },
+	[OWNER_MEMORY_NODES] = { "memory_nodes", RM_COL_STRING,
+				 "its reserved memory per NUMA node (NODE:SIZE,...; - for none)" },
+	[OWNER_HUGEPAGES] = { "hugepages", RM_COL_STRING,
+			      "its reserved huge pages per NUMA node (SIZE:NODE:COUNT,...; - for "
+			      "none)" },
 };
 const size_t owner_ncols = ARRAY_SIZE(owner_cols);
 const char owner_defaults[] = "owner,cpus,mems,cores,nodes,cgroup";
@@ -418,6 +426,23 @@ void pool_remove(struct pool *p, size_t index)
 
 void pool_set_reserved(struct pool *p, hwloc_const_bitmap_t cpus, bool strict)
 {
+	char *memory = pool_reserved_memory(p) ? xstrdup(pool_reserved_memory(p)) : NULL;
+
+	pool_set_reserved_all(p, cpus, strict, memory);
+	free(memory);
+}
+
+const char *pool_reserved_memory(const struct pool *p)
+{
+	for (size_t i = 0; i < p->st.nrecords; i++)
+		if (!strcmp(rm_record_kind(&p->st.records[i]), "reserved"))
+			return rm_record_get(&p->st.records[i], "memory");
+	return NULL;
+}
+
+void pool_set_reserved_all(struct pool *p, hwloc_const_bitmap_t cpus, bool strict,
+			   const char *memory)
+{
 	struct rm_record r = { 0 };
 
 	for (size_t i = 0; i < p->st.nrecords; i++)
@@ -425,9 +450,13 @@ void pool_set_reserved(struct pool *p, hwloc_const_bitmap_t cpus, bool strict)
 			rm_state_remove(&p->st, i);
 			break;
 		}
-	if (!hwloc_bitmap_iszero(cpus)) {
+	if (memory && (!*memory || !strcmp(memory, "-")))
+		memory = NULL;
+	if (!hwloc_bitmap_iszero(cpus) || memory) {
 		set_field(&r, "reserved", cpus);
 		rm_record_set(&r, "strict", strict ? "yes" : "no");
+		if (memory)
+			rm_record_set(&r, "memory", memory);
 		rm_state_add(&p->st, &r);
 	}
 	pool_scan(p);
@@ -591,6 +620,41 @@ static void objects_of(const struct pool *p, hwloc_obj_type_t type, hwloc_const_
 			hwloc_bitmap_set(ids, o->logical_index);
 }
 
+/* A reservation as the state keeps it ("ID:BYTES,..." or "PAGESIZE:ID:PAGES,...") with its
+ * byte counts as sizes: "0:8GiB,1:4GiB", "2MiB:0:512". */
+static void print_reservation(struct rm_out *out, int col, const char *v)
+{
+	char *copy, *tok, *save = NULL, *s = NULL;
+
+	if (!v || !strcmp(v, "-")) {
+		rm_out_str(out, col, NULL);
+		return;
+	}
+	copy = xstrdup(v);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':'), *size, *item, *n;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (strchr(colon + 1, ':')) { /* PAGESIZE:ID:PAGES */
+			size = rm_size_format(strtoull(tok, NULL, 10));
+			item = xasprintf("%s:%s", size, colon + 1);
+		} else {                      /* ID:BYTES */
+			size = rm_size_format(strtoull(colon + 1, NULL, 10));
+			item = xasprintf("%s:%s", tok, size);
+		}
+		n = s ? xasprintf("%s,%s", s, item) : xstrdup(item);
+		free(s);
+		free(item);
+		free(size);
+		s = n;
+	}
+	rm_out_str(out, col, s);
+	free(s);
+	free(copy);
+}
+
 void pool_print_owner(const struct pool *p, struct rm_out *out, const struct rm_record *r)
 {
 	hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
@@ -636,6 +700,10 @@ void pool_print_owner(const struct pool *p, struct rm_out *out, const struct rm_
 	rm_out_set(out, OWNER_OFFLINE, set);
 	owner_add_mems(r, set);
 	rm_out_set(out, OWNER_ADD_MEMS, set);
+	v = rm_record_get(r, "memory");
+	rm_out_size(out, OWNER_MEMORY, v ? strtoull(v, NULL, 10) : 0);
+	print_reservation(out, OWNER_MEMORY_NODES, rm_record_get(r, "memory_nodes"));
+	print_reservation(out, OWNER_HUGEPAGES, rm_record_get(r, "hugepages"));
 	rm_out_end(out);
 	free(cg);
 	hwloc_bitmap_free(cpus);

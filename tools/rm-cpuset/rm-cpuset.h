@@ -8,6 +8,7 @@
 
 #include "cgroup.h"
 #include "cpualloc.h"
+#include "memmgr.h"
 #include "options.h"
 #include "output.h"
 #include "process.h"
@@ -42,11 +43,13 @@ extern bool opt_no_cgroups;
  * The CPUs as the state divides them. The state holds, in order: one topology record (the CPUs
  * it was made for), at most one reserved record, and one owner record per allocation:
  *   topology=DIGEST cpus=LIST nodes=LIST online=LIST
- *   reserved=LIST strict=yes|no
+ *   reserved=LIST strict=yes|no [memory=NODE:BYTES,...]
  *   owner=NAME cpus=LIST mems=LIST count=N isolate=yes|no pid=PID|- start=TICKS|- created=EPOCH
  * then, for an owner given extra memory nodes (--add-mems), add_mems=LIST, and, for an owner
  * with a resctrl group (--l3-ways, --mem-bandwidth), at its end:
  *   l3_ways=N|- l3_exclusive=yes|no l3_masks=ID:HEX,...|- mem_bandwidth=50%|RATE|- mb=ID:VAL,...|-
+ * and, for an owner given memory or huge pages (--memory, --hugepages), at its end:
+ *   memory=BYTES memory_nodes=NODE:BYTES,...|- hugepages=PAGESIZE:NODE:PAGES,...|-
  * The topology record's cpus are the machine's present CPUs, online or not: they are what the
  * state is checked against. The digest is of the CPUs online when it was written (online=; a
  * record without it was written with all of cpus online), and is compared only while the same
@@ -117,8 +120,13 @@ void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus,
 void pool_set_mems(struct pool *p, size_t index, hwloc_const_bitmap_t cpus);
 /* Remove the allocation at INDEX and update the sets. */
 void pool_remove(struct pool *p, size_t index);
-/* Set the reservation. */
+/* Set the reservation (the memory reserve kept). */
 void pool_set_reserved(struct pool *p, hwloc_const_bitmap_t cpus, bool strict);
+/* Set the reservation with the memory reserve MEMORY ("ID:BYTES,...", NULL or "" for none). */
+void pool_set_reserved_all(struct pool *p, hwloc_const_bitmap_t cpus, bool strict,
+			   const char *memory);
+/* The memory reserve as the state keeps it ("ID:BYTES,..."), or NULL. */
+const char *pool_reserved_memory(const struct pool *p);
 
 /*
  * Write the state and bring the cgroups in step: cgroups first (undone by the cgroup module on
@@ -178,7 +186,26 @@ struct alloc_req {
 	const char *mem_bandwidth; /* --mem-bandwidth, NULL when not given */
 	unsigned long mb_value;    /* its MB value, once checked */
 	char *mb_canon;            /* and as the state keeps it */
+	/* the Memory Manager (alloc --memory, --hugepages) */
+	uint64_t memory;           /* --memory bytes, 0 when not given */
+	char **hugepages;          /* --hugepages SIZE:COUNT arguments */
+	size_t nhugepages;
+	struct rm_memmgr *mm;      /* open when memory or huge pages are asked */
+	uint64_t *pages;           /* pages asked per huge page size of mm */
+	char *mem_nodes, *hp_nodes; /* what alloc_choose took, as the state keeps it */
+	hwloc_bitmap_t mem_set;    /* the nodes it took them from: the owner's mems */
 };
+
+/* Open R->mm and check --hugepages against the machine; exits 2 on bad input. Reads only. */
+void alloc_memory_check(struct rm_common *c, struct alloc_req *r);
+/* Count the system reserve and the owners' reservations of P in R->mm; exits 1 on a corrupt
+ * state. */
+void alloc_memory_account(const struct pool *p, struct alloc_req *r);
+/* Set the memory fields of the owner record at INDEX from what alloc_choose took. */
+void alloc_memory_record(struct pool *p, struct alloc_req *r, size_t index);
+/* The owner's memory.max, memory.min and hugetlb limits (cgroup v2); on a failure the
+ * allocation is undone and the command exits 1. */
+void alloc_memory_limits(struct pool *p, struct alloc_req *r, size_t index);
 
 /* The alloc options as an argp child; its input is a struct alloc_req. */
 extern const struct argp alloc_argp;

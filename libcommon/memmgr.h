@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The Memory Manager: memory and huge pages per NUMA node, what is reserved and what is free. */
+#ifndef RM_MEMMGR_H
+#define RM_MEMMGR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hugepages.h"
+#include "topomgr.h"
+
+/*
+ * The NUMA nodes' memory as the Memory Manager divides it. Resources are numbered: 0 memory
+ * (bytes), 1 + S the huge pages of hp.sizes[S] (pages). Per resource and node (ascending node
+ * id, hp.nodes): the capacity (MemTotal; nr_hugepages of the node) and what the system reserve
+ * and the owners hold.
+ */
+struct rm_memmgr {
+	struct rm_hugepages hp;
+	size_t nn, nres;
+	uint64_t *total;    /* [res * nn + node] */
+	uint64_t *used;     /* reserved by the system and the owners, same layout */
+};
+
+/* Read the nodes' capacities under SYSROOT (NULL: this machine). -1 with *ERRMSG. */
+int rm_memmgr_open(struct rm_memmgr *m, const char *sysroot, char **errmsg);
+void rm_memmgr_close(struct rm_memmgr *m);
+
+/* The free amount of resource RES on node index I (never below 0). */
+uint64_t rm_memmgr_free(const struct rm_memmgr *m, size_t res, size_t i);
+
+/*
+ * Reservations as the state keeps them: memory "ID:BYTES,..." and huge pages
+ * "PAGESIZE:ID:PAGES,..." (PAGESIZE in bytes); NULL or "-" for none. Add them to what is used.
+ * -1 with *ERRMSG for a malformed value, or a node or page size this machine lacks.
+ */
+int rm_memmgr_account(struct rm_memmgr *m, const char *memory, const char *hugepages,
+		      char **errmsg);
+
+/* What an owner asks: MEMORY bytes, PAGES[S] huge pages of hp.sizes[S] (PAGES has nres - 1
+ * entries, may be NULL when none are asked). */
+struct rm_memreq {
+	uint64_t memory;
+	const uint64_t *pages;
+};
+
+/* Whether REQ asks anything. */
+bool rm_memreq_any(const struct rm_memmgr *m, const struct rm_memreq *req);
+
+/*
+ * The hint providers of REQ, one per resource asked, into P (room for nres): each an amount
+ * provider over the nodes (rm_tm_amount). Returns how many were set.
+ */
+size_t rm_memmgr_providers(const struct rm_memmgr *m, const struct rm_memreq *req,
+			   uint64_t *freebuf, struct rm_tm_provider *p);
+
+/*
+ * Take REQ from the nodes NODES (a mask over node indexes), as the kubelet's Memory Manager
+ * takes a group: each resource from the lowest node first, as far as its free amount goes.
+ * Adds it to what is used, and sets *MEMORY and *HUGEPAGES (allocated, as the state keeps them;
+ * NULL when none). -1 with *ERRMSG when the nodes cannot hold it (then nothing is taken).
+ */
+int rm_memmgr_take(struct rm_memmgr *m, const struct rm_memreq *req, const unsigned char *nodes,
+		   char **memory, char **hugepages, char **errmsg);
+
+/*
+ * Whether the nodes NODES hold REQ; if not, extend NODES as the kubelet's Memory Manager
+ * extends a Topology Manager hint that cannot hold the request: add the node nearest the set
+ * (DISTANCE: nn*nn, or NULL; ties: the most free memory, then the lowest id) until it does.
+ * Returns true when NODES (possibly extended) hold REQ.
+ */
+bool rm_memmgr_extend(const struct rm_memmgr *m, const struct rm_memreq *req,
+		      const unsigned *distance, unsigned char *nodes);
+
+/* "node 0: 8GiB, node 1: 16GiB": the free amount of RES per node, for messages. Allocated. */
+char *rm_memmgr_free_text(const struct rm_memmgr *m, size_t res);
+
+/* The name of resource RES: "memory", "2MiB huge pages". Allocated. */
+char *rm_memmgr_res_name(const struct rm_memmgr *m, size_t res);
+
+#endif
