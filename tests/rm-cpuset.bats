@@ -393,3 +393,24 @@ pid=$p2 threads=1 cpus=$cpu"
 	run -0 rm-cpuset --no-cgroups list
 	assert_output ''
 }
+
+@test "alloc --cpu-kind: only CPUs of hwloc's most or least efficient kind, through the Topology Manager" {
+	local x=$BATS_TEST_TMPDIR/a.xml h=$BATS_TEST_TMPDIR/hybrid.xml
+	lstopo-no-graphics --input "package:1 numa:1 core:4 pu:2" "$x"
+	hwloc-annotate "$x" "$h" root cpukind 0x0f 1 0 CoreType IntelCore
+	hwloc-annotate "$h" "$h" root cpukind 0xf0 0 0 CoreType IntelAtom
+	run -0 rm-cpuset --topology "$h" alloc --owner big -c 2 --cpu-kind performance -o owner,cpus
+	[ "$output" = "owner=big cpus=0-1" ]
+	run -0 rm-cpuset --topology "$h" alloc --owner little -c 4 --cpu-kind efficiency -o owner,cpus
+	[ "$output" = "owner=little cpus=4-7" ]
+	# the efficiency kind is used up: nothing changes
+	refused 3 "of --cpu-kind" rm-cpuset --topology "$h" alloc --owner more -c 1 --cpu-kind efficiency
+	# the shared pool keeps one CPU of its own, here one of 2-3
+	run -0 rm-cpuset --topology "$h" alloc --owner p2 -c 1 --cpu-kind performance -o cpus
+	[[ $output == cpus=[23] ]]
+	# one kind: every CPU is both kinds
+	RM_STATE_DIR=$BATS_TEST_TMPDIR/one run -0 rm-cpuset --topology "$x" alloc --owner one -c 7 \
+		--cpu-kind efficiency -o cpus
+	[ "$output" = "cpus=0-6" ]
+	refused 2 "invalid --cpu-kind: 'big'" rm-cpuset --topology "$h" alloc --owner x -c 1 --cpu-kind big
+}

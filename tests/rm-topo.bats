@@ -949,3 +949,37 @@ EOF
 		assert_output ''
 	done
 }
+
+@test "cpus: kind, efficiency, capacity and MHz agree with hwloc's cpukinds on a hybrid sysroot" {
+	local sr=$BATS_TEST_TMPDIR/hy c cap mhz line k eff set cpus
+	make_sysroot "$sr" 8 2 8 ""
+	# CPUs 0-3 big (capacity 1024, 4 GHz), 4-7 little (capacity 512, 2 GHz)
+	for c in 0 1 2 3 4 5 6 7; do
+		cap=$((c < 4 ? 1024 : 512)) mhz=$((c < 4 ? 4000 : 2000))
+		echo "$cap" >"$sr/sys/devices/system/cpu/cpu$c/cpu_capacity"
+		mkdir -p "$sr/sys/devices/system/cpu/cpu$c/cpufreq"
+		echo "${mhz}000" >"$sr/sys/devices/system/cpu/cpu$c/cpufreq/cpuinfo_max_freq"
+		echo 800000 >"$sr/sys/devices/system/cpu/cpu$c/cpufreq/cpuinfo_min_freq"
+	done
+	run rm-topo --sysroot "$sr" cpus -o cpu,kind,efficiency,capacity,maxmhz,minmhz -c 0,5
+	[ "$status" -eq 0 ]
+	[ "$output" = "cpu=0 kind=performance efficiency=1 capacity=1024 maxmhz=4000 minmhz=800
+cpu=5 kind=efficiency efficiency=0 capacity=512 maxmhz=2000 minmhz=800" ]
+	# hwloc's own view of the same tree: each kind's CPUs have its efficiency in our listing
+	HWLOC_FSROOT=$sr lstopo-no-graphics --cpukinds >"$BATS_TEST_TMPDIR/lstopo.txt"
+	run grep -c '^CPU kind #' "$BATS_TEST_TMPDIR/lstopo.txt"
+	[ "$output" -eq 2 ]
+	while read -r line; do
+		eff=$(sed -n 's/.* efficiency \([0-9]*\) .*/\1/p' <<<"$line")
+		set=$(sed -n 's/.* cpuset \(0x[0-9a-f,x]*\).*/\1/p' <<<"$line")
+		cpus=$(python3 -c 'import sys; m = int(sys.argv[1].replace(",0x", ""), 16)
+print(",".join(str(i) for i in range(m.bit_length()) if m >> i & 1))' "$set")
+		[ -n "$cpus" ]
+		run rm-topo --sysroot "$sr" cpus -o efficiency -c "$cpus"
+		[ "$status" -eq 0 ]
+		[ "$(sort -u <<<"$output")" = "efficiency=$eff" ]
+	done < <(grep '^CPU kind #' "$BATS_TEST_TMPDIR/lstopo.txt")
+	# one kind: no kind name
+	run rm-topo --sysroot "$SR1" cpus -o kind -c 0
+	[ "$output" = "kind=-" ]
+}

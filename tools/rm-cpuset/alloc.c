@@ -42,6 +42,7 @@ enum {
 	OPT_MEMORY,
 	OPT_HUGEPAGES,
 	OPT_RESERVE_MEMORY,
+	OPT_CPU_KIND,
 };
 
 static const struct argp_option alloc_options[] = {
@@ -67,6 +68,8 @@ static const struct argp_option alloc_options[] = {
 	{ "near", OPT_NEAR, "DEVICE", 0,
 	  "prefer CPUs of a PCI device's NUMA node; - reads device records on stdin", 0 },
 	{ "from", OPT_FROM, "SET", 0, "allocate only from these CPUs", 0 },
+	{ "cpu-kind", OPT_CPU_KIND, "KIND", 0,
+	  "allocate only from CPUs of this kind: performance or efficiency", 0 },
 	{ "isolate", OPT_ISOLATE, NULL, 0,
 	  "make the owner's cgroup an isolated cpuset partition (cgroup v2)", 0 },
 	{ "l3-ways", OPT_L3_WAYS, "N", 0,
@@ -151,6 +154,11 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 	case OPT_FROM:
 		hwloc_bitmap_free(r->from);
 		r->from = parse_set_arg(state, "--from", arg);
+		break;
+	case OPT_CPU_KIND:
+		if (strcmp(arg, "performance") && strcmp(arg, "efficiency"))
+			argp_error(state, "invalid --cpu-kind: '%s' (performance or efficiency)", arg);
+		r->cpu_kind = arg;
 		break;
 	case OPT_ISOLATE:
 		r->isolate = true;
@@ -550,6 +558,34 @@ static int prefer_boot_isolated(const struct pool *p, const struct alloc_req *r,
 	return rc;
 }
 
+/* Keep in SET the CPUs of hwloc's cpukind with the highest efficiency rank (KIND
+ * "performance") or the lowest ("efficiency"); with one kind or none, every CPU is both. */
+static void restrict_cpu_kind(struct pool *p, const char *kind, hwloc_bitmap_t set)
+{
+	int nr = hwloc_cpukinds_get_nr(p->t->topo, 0), best = -1, best_eff = 0;
+	bool perf = !strcmp(kind, "performance");
+	hwloc_bitmap_t kset;
+
+	for (int k = 0; k < nr; k++) {
+		int eff = -1;
+
+		if (hwloc_cpukinds_get_info(p->t->topo, (unsigned)k, NULL, &eff, NULL, NULL, 0))
+			continue;
+		if (eff < 0)
+			eff = k; /* unranked kinds: hwloc lists them from least to most powerful */
+		if (best < 0 || (perf ? eff > best_eff : eff < best_eff)) {
+			best = k;
+			best_eff = eff;
+		}
+	}
+	if (nr < 2 || best < 0)
+		return;
+	kset = hwloc_bitmap_alloc();
+	if (!hwloc_cpukinds_get_info(p->t->topo, (unsigned)best, kset, NULL, NULL, NULL, 0))
+		hwloc_bitmap_and(set, set, kset);
+	hwloc_bitmap_free(kset);
+}
+
 void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 {
 	hwloc_bitmap_t shared = hwloc_bitmap_alloc(), avail = hwloc_bitmap_alloc(),
@@ -576,6 +612,8 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 	hwloc_bitmap_andnot(shared, p->all, p->exclusive);
 	if (r->from)
 		hwloc_bitmap_and(shared, shared, r->from);
+	if (r->cpu_kind)
+		restrict_cpu_kind(p, r->cpu_kind, shared);
 	hwloc_bitmap_andnot(avail, shared, p->reserved);
 	nfree = hwloc_bitmap_weight(avail);
 
@@ -604,7 +642,7 @@ void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result)
 	}
 	if (nfree < r->count) {
 		msg = xasprintf("not enough free CPUs: requested %u, available %u%s", r->count,
-				nfree, r->from ? " in --from" : "");
+				nfree, r->from ? " in --from" : r->cpu_kind ? " of --cpu-kind" : "");
 		rc = RM_CPUALLOC_ENOSPC;
 		goto out;
 	}

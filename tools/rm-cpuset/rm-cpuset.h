@@ -179,6 +179,7 @@ struct alloc_req {
 	hwloc_bitmap_t add_mems;   /* --add-mems, NULL when not given */
 	const char *near;          /* --near DEVICE or "-" */
 	hwloc_bitmap_t from;       /* --from, NULL when not given */
+	const char *cpu_kind;      /* --cpu-kind performance|efficiency, NULL when not given */
 	bool isolate;
 	bool dry_run;
 	int l3_ways;               /* --l3-ways, 0 when not given */

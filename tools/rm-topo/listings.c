@@ -303,7 +303,8 @@ static int node_meminfo(struct rm_topo *t, unsigned node, uint64_t *total, uint6
 /* ---- cpus ---- */
 
 enum { CPU_CPU, CPU_CORE, CPU_PACKAGE, CPU_NODE, CPU_L3, CPU_L2, CPU_L1, CPU_ONLINE,
-       CPU_ISOLATED, CPU_ALLOWED, CPU_CORE_ID, CPU_PACKAGE_ID, CPU_DIE };
+       CPU_ISOLATED, CPU_ALLOWED, CPU_CORE_ID, CPU_PACKAGE_ID, CPU_DIE, CPU_KIND, CPU_EFFICIENCY,
+       CPU_CAPACITY, CPU_MAXMHZ, CPU_MINMHZ };
 static const struct rm_column cpu_cols[] = {
 	[CPU_CPU] = { "cpu", RM_COL_INT, "logical CPU number, as the kernel numbers it" },
 	[CPU_CORE] = { "core", RM_COL_INT, "core (logical id, unique on the machine)" },
@@ -318,8 +319,68 @@ static const struct rm_column cpu_cols[] = {
 	[CPU_CORE_ID] = { "core_id", RM_COL_INT, "physical core id within its package" },
 	[CPU_PACKAGE_ID] = { "package_id", RM_COL_INT, "physical package id" },
 	[CPU_DIE] = { "die", RM_COL_INT, "die (logical id)" },
+	[CPU_KIND] = { "kind", RM_COL_STRING,
+		       "CPU kind (hwloc cpukind: its CoreType, else performance/efficiency; - with one kind)" },
+	[CPU_EFFICIENCY] = { "efficiency", RM_COL_INT, "hwloc cpukind efficiency rank (higher is faster)" },
+	[CPU_CAPACITY] = { "capacity", RM_COL_INT, "scheduler capacity (sysfs cpu_capacity)" },
+	[CPU_MAXMHZ] = { "maxmhz", RM_COL_INT, "maximum frequency in MHz (cpufreq)" },
+	[CPU_MINMHZ] = { "minmhz", RM_COL_INT, "minimum frequency in MHz (cpufreq)" },
 };
 static const char cpu_defaults[] = "cpu,core,package,node,l3,l2,l1,online,isolated,allowed";
+
+/* The kind of CPUs CPUS (hwloc cpukinds): its CoreType or LinuxCPUType info where hwloc
+ * has one, else "performance" for the highest efficiency rank and "efficiency" for the
+ * lowest; NULL with one kind or none. *EFF gets the rank, -1 when unknown. */
+static char *cpukind_of(struct rm_topo *t, hwloc_const_bitmap_t cpus, long *eff)
+{
+	hwloc_bitmap_t kset = hwloc_bitmap_alloc();
+	struct hwloc_info_s *infos;
+	unsigned ninfos;
+	int efficiency = -1;
+	char *name = NULL;
+	int nr = hwloc_cpukinds_get_nr(t->topo, 0);
+	int k = hwloc_cpukinds_get_by_cpuset(t->topo, cpus, 0);
+
+	if (eff)
+		*eff = -1;
+	if (k >= 0 && hwloc_cpukinds_get_info(t->topo, (unsigned)k, kset, &efficiency, &ninfos,
+					      &infos, 0) == 0) {
+		if (eff)
+			*eff = efficiency;
+		for (unsigned i = 0; i < ninfos && nr > 1; i++)
+			if (!name && (!strcmp(infos[i].name, "CoreType") ||
+				      !strcmp(infos[i].name, "LinuxCPUType")))
+				name = xstrdup(infos[i].value);
+		/* kinds are ordered by efficiency, lowest first, when hwloc knows it */
+		if (!name && nr > 1 && efficiency >= 0)
+			name = xstrdup(k == nr - 1 ? "performance" : k == 0 ? "efficiency" : "other");
+	}
+	hwloc_bitmap_free(kset);
+	return name;
+}
+
+/* A number from sysfs file sys/devices/system/cpu/cpuCPU/NAME, divided by DIV; -1 if absent */
+static long cpu_sysfs_long(struct rm_topo *t, unsigned cpu, const char *name, long div)
+{
+	char *path, *s, *end;
+	long v = -1;
+
+	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
+		return -1;
+	path = xasprintf("sys/devices/system/cpu/cpu%u/%s", cpu, name);
+	s = rm_sysfs_read(t->sysroot, path);
+	free(path);
+	if (!s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || v < 0)
+		v = -1;
+	else
+		v /= div;
+	free(s);
+	return v;
+}
 
 static void put_optional_bool(struct rm_out *out, int col, hwloc_const_bitmap_t set, unsigned i)
 {
@@ -365,6 +426,31 @@ int cmd_cpus(int argc, char **argv, struct rm_common *c)
 		out_index(out, CPU_PACKAGE_ID, pkg ? rm_topo_os_index(pkg) : -1);
 		out_index(out, CPU_DIE,
 			  pu ? logical_of(hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_DIE, pu)) : -1);
+		{
+			hwloc_bitmap_t one = hwloc_bitmap_alloc();
+			long eff;
+			char *kind;
+
+			hwloc_bitmap_only(one, i);
+			kind = cpukind_of(t, one, &eff);
+			rm_out_str(out, CPU_KIND, kind);
+			out_index(out, CPU_EFFICIENCY, eff);
+			free(kind);
+			hwloc_bitmap_free(one);
+		}
+		out_index(out, CPU_CAPACITY, cpu_sysfs_long(t, i, "cpu_capacity", 1));
+		{
+			long v = cpu_sysfs_long(t, i, "cpufreq/cpuinfo_max_freq", 1000);
+
+			out_index(out, CPU_MAXMHZ,
+				  v >= 0 ? v : cpu_sysfs_long(t, i, "cpufreq/scaling_max_freq", 1000));
+		}
+		{
+			long v = cpu_sysfs_long(t, i, "cpufreq/cpuinfo_min_freq", 1000);
+
+			out_index(out, CPU_MINMHZ,
+				  v >= 0 ? v : cpu_sysfs_long(t, i, "cpufreq/scaling_min_freq", 1000));
+		}
 		rm_out_end(out);
 	} hwloc_bitmap_foreach_end();
 	free(pus);
@@ -387,22 +473,6 @@ static const struct rm_column core_cols[] = {
 };
 static const char core_defaults[] = "core,package,node,cpus,l3,core_id";
 
-static char *cpukind_of(struct rm_topo *t, hwloc_const_bitmap_t cpus)
-{
-	hwloc_bitmap_t kset = hwloc_bitmap_alloc();
-	struct hwloc_info_s *infos;
-	unsigned ninfos;
-	char *name = NULL;
-	int k = hwloc_cpukinds_get_by_cpuset(t->topo, cpus, 0);
-
-	if (k >= 0 && hwloc_cpukinds_get_info(t->topo, (unsigned)k, kset, NULL, &ninfos, &infos, 0) == 0)
-		for (unsigned i = 0; i < ninfos; i++)
-			if (!strcmp(infos[i].name, "CoreType") || !strcmp(infos[i].name, "LinuxCPUType"))
-				name = xstrdup(infos[i].value);
-	hwloc_bitmap_free(kset);
-	return name;
-}
-
 int cmd_cores(int argc, char **argv, struct rm_common *c)
 {
 	struct filter f;
@@ -420,7 +490,7 @@ int cmd_cores(int argc, char **argv, struct rm_common *c)
 
 		if (!hwloc_bitmap_intersects(core->cpuset, f.set))
 			continue;
-		kind = cpukind_of(t, core->cpuset);
+		kind = cpukind_of(t, core->cpuset, NULL);
 		rm_out_begin(out);
 		rm_out_int(out, CORE_CORE, core->logical_index);
 		out_index(out, CORE_PACKAGE,
