@@ -566,15 +566,10 @@ static int quote_utf8(struct buf *b, const char *s, bool cel)
 /* A Kubernetes quantity of BYTES: binary suffixes where they state it exactly. */
 static void quantity(struct buf *b, uint64_t bytes)
 {
-	static const char *const suffix[] = { "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
-	int i = 0;
+	char *q = rm_size_quantity(bytes);
 
-	while (bytes && i < 6 && !(bytes & ((UINT64_C(1) << (10 * (i + 1))) - 1)))
-		i++;
-	if (!i)
-		buf_printf(b, "%" PRIu64, bytes);
-	else
-		buf_printf(b, "%" PRIu64 "%s", bytes >> (10 * i), suffix[i - 1]);
+	buf_puts(b, q);
+	free(q);
 }
 
 /* One character of a glob's class at *PAT ('\' quoting it) into an RE2 class; advances *PAT. */
