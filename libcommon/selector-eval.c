@@ -643,9 +643,15 @@ struct cel {
 };
 
 
-/* device.attributes["D"].f, or device.capacity["D"].f for sizes */
+/* device.attributes["D"].f, or device.capacity["D"].f for sizes; the PCI address and the NUMA
+ * node as the standard attributes every DRA driver may publish (resource.kubernetes.io). */
 static void cel_access(struct cel *x, const struct node *n)
 {
+	if (!strcmp(n->field, "device") || !strcmp(n->field, "numa")) {
+		buf_printf(&x->b, "device.attributes[\"resource.kubernetes.io\"].%s",
+			   !strcmp(n->field, "device") ? "pciBusID" : "numaNode");
+		return;
+	}
 	buf_puts(&x->b, n->known && n->known->type == RM_FIELD_SIZE ? "device.capacity["
 								   : "device.attributes[");
 	quote_utf8(&x->b, x->domain, true);
