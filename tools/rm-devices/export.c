@@ -582,6 +582,8 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 	if (e.output) {
 		if (write_atomically(e.output, &x, &msg) < 0) {
 			free(x.sel);
+			free(node);
+			free(left_out);
 			rm_devices_free(&devs);
 			rm_topo_free(x.t);
 			devices_fail(RM_CPUALLOC_EINTERNAL, msg);
