@@ -566,15 +566,10 @@ static int quote_utf8(struct buf *b, const char *s, bool cel)
 /* A Kubernetes quantity of BYTES: binary suffixes where they state it exactly. */
 static void quantity(struct buf *b, uint64_t bytes)
 {
-	static const char *const suffix[] = { "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
-	int i = 0;
+	char *q = rm_size_quantity(bytes);
 
-	while (bytes && i < 6 && !(bytes & ((UINT64_C(1) << (10 * (i + 1))) - 1)))
-		i++;
-	if (!i)
-		buf_printf(b, "%" PRIu64, bytes);
-	else
-		buf_printf(b, "%" PRIu64 "%s", bytes >> (10 * i), suffix[i - 1]);
+	buf_puts(b, q);
+	free(q);
 }
 
 /* One character of a glob's class at *PAT ('\' quoting it) into an RE2 class; advances *PAT. */
@@ -648,9 +643,15 @@ struct cel {
 };
 
 
-/* device.attributes["D"].f, or device.capacity["D"].f for sizes */
+/* device.attributes["D"].f, or device.capacity["D"].f for sizes; the PCI address and the NUMA
+ * node as the standard attributes every DRA driver may publish (resource.kubernetes.io). */
 static void cel_access(struct cel *x, const struct node *n)
 {
+	if (!strcmp(n->field, "device") || !strcmp(n->field, "numa")) {
+		buf_printf(&x->b, "device.attributes[\"resource.kubernetes.io\"].%s",
+			   !strcmp(n->field, "device") ? "pciBusID" : "numaNode");
+		return;
+	}
 	buf_puts(&x->b, n->known && n->known->type == RM_FIELD_SIZE ? "device.capacity["
 								   : "device.attributes[");
 	quote_utf8(&x->b, x->domain, true);

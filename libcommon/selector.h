@@ -80,7 +80,8 @@ bool rm_selector_uses(const struct rm_selector *sel, const char *field);
 
 /*
  * SEL as a CEL expression for a Kubernetes DRA DeviceClass: fields are attributes of DOMAIN
- * (device.attributes["rmtools.io"].type), sizes are capacities compared with quantity(), each
+ * (device.attributes["rmtools.io"].type) but device and numa, the standard attributes
+ * resource.kubernetes.io/pciBusID and numaNode; sizes are capacities compared with quantity(), each
  * comparison guarded with has(). Returns 0 with *CEL allocated, or -1 with *ERRMSG naming the
  * clause that has no CEL form (versions, unknown fields, strings that are not UTF-8).
  */

@@ -96,3 +96,14 @@ char *rm_size_format(uint64_t bytes)
 		return xasprintf("%" PRIu64 "B", bytes);
 	return xasprintf("%" PRIu64 "%ciB", bytes >> (10 * i), units[i - 1]);
 }
+
+char *rm_size_quantity(uint64_t bytes)
+{
+	int i = 0;
+
+	while (bytes && i < 6 && !(bytes & ((UINT64_C(1) << (10 * (i + 1))) - 1)))
+		i++;
+	if (!i)
+		return xasprintf("%" PRIu64, bytes);
+	return xasprintf("%" PRIu64 "%ci", bytes >> (10 * i), units[i - 1]);
+}

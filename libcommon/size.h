@@ -15,4 +15,8 @@ int rm_size_parse(const char *str, uint64_t *bytes, char **errmsg);
 /* "512B", "1536KiB", "2MiB", "64GiB": the largest unit that divides exactly. Allocated. */
 char *rm_size_format(uint64_t bytes);
 
+/* A Kubernetes quantity: "512", "1536Ki", "2Mi", "64Gi" (the largest binary suffix that divides
+ * exactly). Allocated. */
+char *rm_size_quantity(uint64_t bytes);
+
 #endif

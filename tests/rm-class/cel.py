@@ -74,7 +74,35 @@ def device_of(rec, types, domain):
             caps[key] = Quantity(parse_size(value))
         else:
             attrs[key] = value
-    return {"driver": "rmtools.test", "attributes": {domain: attrs}, "capacity": {domain: caps}}
+    std = {"pciBusID": attrs.pop("device")} if "device" in attrs else {}
+    if "numa" in attrs:
+        std["numaNode"] = attrs.pop("numa")
+    return {"driver": "rmtools.test", "attributes": {domain: attrs, STD: std},
+            "capacity": {domain: caps}}
+
+
+STD = "resource.kubernetes.io"
+
+
+def slice_devices(path):
+    """The CEL `device` of each device of the ResourceSlices in PATH (rm-devices export
+    resourceslice), as the scheduler sees it: unprefixed names in the driver's domain."""
+    out = []
+    with open(path) as f:
+        for doc in yaml.safe_load_all(f):
+            if not doc:
+                continue
+            driver = doc["spec"]["driver"]
+            for d in doc["spec"].get("devices") or []:
+                attrs, caps = {}, {}
+                for name, value in (d.get("attributes") or {}).items():
+                    dom, _, key = name.rpartition("/")
+                    attrs.setdefault(dom or driver, {})[key] = next(iter(value.values()))
+                for name, value in (d.get("capacity") or {}).items():
+                    dom, _, key = name.rpartition("/")
+                    caps.setdefault(dom or driver, {})[key] = Quantity.parse(value["value"])
+                out.append({"driver": driver, "attributes": attrs, "capacity": caps})
+    return out
 
 
 def parse_size(s):
@@ -318,6 +346,8 @@ def ev(e, env):
 
 
 def main():
+    if sys.argv[2] == "--slices":
+        return main_slices(sys.argv[1], sys.argv[3])
     yaml_file, records_file, fields_file = sys.argv[1:4]
     domain = sys.argv[4] if len(sys.argv) > 4 else "rmtools.io"
     with open(fields_file) as f:
@@ -341,6 +371,27 @@ def main():
             if all(results):
                 hits.append(rec["device"])
         print("%s: %s" % (doc["metadata"]["name"], " ".join(hits)))
+
+
+def main_slices(yaml_file, slices_file):
+    """cel.py CLASSES.yaml --slices SLICES.yaml: each class's devices (their pciBusID), after
+    checking that every attribute the CEL reads is one some device of the slices publishes."""
+    devices = slice_devices(slices_file)
+    published = {(dom, key) for d in devices for kind in ("attributes", "capacity")
+                 for dom, m in d[kind].items() for key in m}
+    with open(yaml_file) as f:
+        docs = [d for d in yaml.safe_load_all(f) if d]
+    for doc in docs:
+        exprs = [s["cel"]["expression"] for s in doc["spec"]["selectors"]]
+        for x in exprs:
+            for dom, key in re.findall(r'device\.(?:attributes|capacity)\["([^"]*)"\]\.(\w+)', x):
+                if (dom, key) not in published:
+                    raise CelError("%s reads %s/%s, which no device publishes"
+                                   % (doc["metadata"]["name"], dom, key))
+        trees = [Parser(x).parse() for x in exprs]
+        hits = [d["attributes"][STD]["pciBusID"] for d in devices
+                if all(ev(t, {"device": d}) is True for t in trees)]
+        print("%s: %s" % (doc["metadata"]["name"], " ".join(sorted(hits))))
 
 
 if __name__ == "__main__":

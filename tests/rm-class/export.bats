@@ -178,13 +178,66 @@ cel_sets() {
 	# another domain's attributes: an empty map, nothing has the fields
 	run -0 cel_sets rmtools.io t-gpu --domain gpu.example.com
 	assert_output 't-gpu: '
-	# the evaluator's devices come from the driver rmtools.test
-	run -0 cel_sets rmtools.io t-vfs --driver rmtools.test
+	# the evaluator's devices come from the driver rmtools.test; the attributes are in the
+	# driver's domain unless --domain says otherwise
+	run -0 cel_sets rmtools.test t-vfs --driver rmtools.test
 	assert_output 't-vfs: 3b:00.0'
-	run -0 cel_sets rmtools.io t-vfs --driver gpu.example.com
+	run -0 cel_sets rmtools.io t-vfs --driver rmtools.test --domain rmtools.io
+	assert_output 't-vfs: 3b:00.0'
+	run -0 cel_sets gpu.example.com t-vfs --driver gpu.example.com
 	assert_output 't-vfs: '
 	run -0 rm-class export dra gpu --driver gpu.example.com
-	assert_line '        device.driver == "gpu.example.com" && (has(device.attributes["rmtools.io"].type) && device.attributes["rmtools.io"].type == "gpu")'
+	assert_line '        device.driver == "gpu.example.com" && (has(device.attributes["gpu.example.com"].type) && device.attributes["gpu.example.com"].type == "gpu")'
+}
+
+@test "export dra: classes select on rm-devices' ResourceSlices exactly the devices rm-class matches" {
+	require_yaml
+	table_classes
+	local cls fx got='' want=''
+	# classes on the standard attributes (device, numa) and the driver's own, sizes as capacities
+	export RM_STATE_DIR="$BATS_TEST_TMPDIR/state"
+	classes k8s.conf <<-'EOF'
+	[class k-node0]
+	selector = numa == 0 and type in ["gpu", "ib"]
+	[class k-addr]
+	selector = device ~ "0000:3b:*" or device == "0000:c1:00.0"
+	[class k-nvidia]
+	selector = vendor == 0x10de and driver == "nvidia"
+	[class k-big]
+	selector = memory >= 32GiB
+	[class k-vf]
+	selector = sriov == "vf" and pf == "0000:3b:00.0"
+	[class k-nonuma]
+	selector = not has(numa)
+	EOF
+	for fx in gpu mixed; do
+		rm-devices --sysroot "$FX/$fx" export resourceslice --driver gpu.example.com \
+			--node-name n1 >>"$BATS_TEST_TMPDIR/slices.yaml"
+		echo --- >>"$BATS_TEST_TMPDIR/slices.yaml"
+	done
+	# the same input for rm-class: the records of every device the slices hold
+	rm-class export dra k-node0 k-addr k-nvidia k-big k-vf k-nonuma t-gpu t-mem \
+		--driver gpu.example.com >"$BATS_TEST_TMPDIR/classes.yaml"
+	for cls in k-node0 k-addr k-nvidia k-big k-vf k-nonuma t-gpu t-mem; do
+		want+="$cls: $(rm-class match "$cls" <"$FX/all.records" |
+			sed -n 's/^device=\([^ ]*\).*/\1/p' | sort | paste -sd' ')"$'\n'
+	done
+	run -0 "$PY" "$RM_SRCDIR/tests/rm-class/cel.py" "$BATS_TEST_TMPDIR/classes.yaml" --slices \
+		"$BATS_TEST_TMPDIR/slices.yaml"
+	assert_output "${want%$'\n'}"
+	# every class selects something, and the CEL reads the standard names
+	refute_output --regexp ': $'
+	run -0 grep -c 'resource.kubernetes.io"\]\.\(numaNode\|pciBusID\)' "$BATS_TEST_TMPDIR/classes.yaml"
+	# the slices' attributes are what the CEL reads: a class on a field they leave out fails
+	printf '[class k-cpus]\nselector = has(cpus)\n' | classes k8s2.conf
+	rm-class export dra k-cpus --driver gpu.example.com >"$BATS_TEST_TMPDIR/bad.yaml"
+	run -1 "$PY" "$RM_SRCDIR/tests/rm-class/cel.py" "$BATS_TEST_TMPDIR/bad.yaml" --slices \
+		"$BATS_TEST_TMPDIR/slices.yaml"
+	assert_output --partial "reads gpu.example.com/cpus, which no device publishes"
+	# and the classes pass the DeviceClass schema
+	local schema="${RM_SCHEMAS:-$RM_SRCDIR/../shared/reference/schemas}/k8s/resource.k8s.io_v1_DeviceClass.json"
+	[ -f "$schema" ] || skip "../shared/reference/schemas is absent"
+	run -0 "$PY" "$RM_SRCDIR/tests/schema-check.py" "$schema" <"$BATS_TEST_TMPDIR/classes.yaml"
 }
 
 @test "export dra: what CEL cannot state is refused, and nothing is printed" {

@@ -25,7 +25,8 @@ struct export_args {
 
 static const struct argp_option export_options[] = {
 	{ "domain", OPT_DOMAIN, "DOMAIN", 0,
-	  "attribute domain (dra) or resource prefix (sriovdp); default rmtools.io", 0 },
+	  "attribute domain (dra; default the --driver, else rmtools.io) or resource prefix "
+	  "(sriovdp; default rmtools.io)", 0 },
 	{ "driver", OPT_DRIVER, "NAME", 0, "dra: only devices of this DRA driver", 0 },
 	{ 0 }
 };
@@ -199,12 +200,15 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 		"state is refused (exit status 2), and nothing is printed.",
 		NULL, NULL, NULL
 	};
-	struct export_args a = { .domain = "rmtools.io" };
+	struct export_args a = { 0 };
 	char *buf = NULL, *msg;
 	size_t len = 0;
 	FILE *f;
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_OUTPUT | RM_PARSE_NO_INPUT);
+	/* the attributes are in the driver's domain, as rm-devices export resourceslice puts them */
+	if (!a.domain)
+		a.domain = a.driver ? a.driver : "rmtools.io";
 	classes(); /* a bad class file is reported before anything else */
 	for (int i = 0; i < a.n; i++)
 		if (!rm_classes_find(classes(), a.names[i])) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rm-devices export: a CDI spec, Slurm gres.conf lines or Node Feature Discovery labels. */
+/* rm-devices export: a CDI spec, Slurm gres.conf lines, NFD labels or DRA ResourceSlices. */
 #include "config.h"
 
 #include <ctype.h>
@@ -23,12 +23,14 @@
 /* NFD's own namespace: always allowed by nfd-master, whatever denyLabelNs says */
 #define NFD_PREFIX "feature.node.kubernetes.io/rmtools-"
 
-enum { OPT_OUTPUT_FILE = 'o', OPT_VENDOR_DOMAIN = 0x500, OPT_TYPE };
+enum { OPT_OUTPUT_FILE = 'o', OPT_VENDOR_DOMAIN = 0x500, OPT_TYPE, OPT_DRIVER, OPT_NODE_NAME };
 
 struct export_args {
 	const char *format;
 	const char *output;
 	const char *domain;
+	const char *driver;     /* resourceslice */
+	const char *node_name;  /* resourceslice */
 	bool types[RM_DEV_NTYPES];
 	bool any_type;
 };
@@ -40,6 +42,11 @@ static const struct argp_option export_options[] = {
 	  "the device types (a comma list; cdi and gres: one type, default gpu)", 0 },
 	{ "vendor-domain", OPT_VENDOR_DOMAIN, "NAME", 0,
 	  "cdi: the vendor part of the kind, NAME/TYPE (default " CDI_VENDOR_DEFAULT ")", 0 },
+	{ "driver", OPT_DRIVER, "NAME", 0,
+	  "resourceslice: the DRA driver publishing the devices (a DNS name), and their "
+	  "attributes' domain", 0 },
+	{ "node-name", OPT_NODE_NAME, "NAME", 0,
+	  "resourceslice: the Kubernetes node and pool name (default the host name)", 0 },
 	{ 0 }
 };
 
@@ -66,6 +73,27 @@ static bool valid_domain(const char *d)
 	return label > 0 && d[n - 1] != '-';
 }
 
+/* A node name as pool names and spec.nodeName take it: a DNS subdomain of at most 63. */
+static bool valid_node_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 63 || s[0] == '-' || s[0] == '.' || s[n - 1] == '-' || s[n - 1] == '.' ||
+	    strstr(s, ".."))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' ||
+		      s[i] == '.'))
+			return false;
+	return true;
+}
+
+/* Whether FORMAT exports several device types (the others one). */
+static bool multi_type(const char *format)
+{
+	return !strcmp(format, "nfd") || !strcmp(format, "resourceslice");
+}
+
 static error_t export_parse(int key, char *arg, struct argp_state *state)
 {
 	struct export_args *e = state->input;
@@ -82,6 +110,18 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 				   "example.com)", arg);
 		e->domain = arg;
 		break;
+	case OPT_DRIVER:
+		if (!valid_domain(arg) || strlen(arg) > 63)
+			argp_error(state, "invalid driver name: '%s' (a DNS name of at most 63 "
+				   "characters such as gpu.example.com)", arg);
+		e->driver = arg;
+		break;
+	case OPT_NODE_NAME:
+		if (!valid_node_name(arg))
+			argp_error(state, "invalid node name: '%s' (lower-case letters, digits, '-' "
+				   "and '.', at most 63)", arg);
+		e->node_name = arg;
+		break;
 	case OPT_TYPE:
 		if (parse_types(arg, e->types, &bad, &badlen) < 0)
 			argp_error(state, "unknown device type: '%.*s' (gpu, nic, ib, fpga, accel, nvme, "
@@ -91,16 +131,23 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		if (e->format)
 			argp_error(state, "unexpected argument: '%s'", arg);
-		if (strcmp(arg, "cdi") && strcmp(arg, "gres") && strcmp(arg, "nfd"))
-			argp_error(state, "unknown export format: '%s' (cdi, gres, nfd)", arg);
+		if (strcmp(arg, "cdi") && strcmp(arg, "gres") && strcmp(arg, "nfd") &&
+		    strcmp(arg, "resourceslice"))
+			argp_error(state, "unknown export format: '%s' (cdi, gres, nfd, "
+				   "resourceslice)", arg);
 		e->format = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!e->format)
-			argp_error(state, "missing FORMAT (cdi, gres, nfd)");
+			argp_error(state, "missing FORMAT (cdi, gres, nfd, resourceslice)");
 		if (e->domain && strcmp(e->format, "cdi"))
 			argp_error(state, "--vendor-domain is for cdi");
-		if (e->any_type && strcmp(e->format, "nfd")) {
+		if ((e->driver || e->node_name) && strcmp(e->format, "resourceslice"))
+			argp_error(state, "--%s is for resourceslice",
+				   e->driver ? "driver" : "node-name");
+		if (!e->driver && !strcmp(e->format, "resourceslice"))
+			argp_error(state, "resourceslice needs --driver NAME");
+		if (e->any_type && !multi_type(e->format)) {
 			int n = 0;
 
 			for (int t = 0; t < RM_DEV_NTYPES; t++)
@@ -170,6 +217,8 @@ struct export {
 	struct rm_topo *t;
 	enum rm_device_type type;
 	const char *sysroot;
+	const char *node;     /* resourceslice: the node and pool */
+	const char *left_out; /* resourceslice: comment lines naming the allocated devices */
 };
 
 /* Whether device D needs the node at PATH among its driver's shared nodes. */
@@ -297,7 +346,7 @@ static void write_cdi(FILE *f, const struct export *x)
 }
 
 /* Slurm's Type: the model in brackets of the pci.ids name, lower case, "_" for blanks. */
-static char *gres_type(const struct rm_device *d)
+char *gres_type(const struct rm_device *d)
 {
 	const char *s = d->product_name, *open, *close;
 	char *out, *o;
@@ -405,8 +454,59 @@ static void write_format(FILE *f, const struct export *x)
 		write_cdi(f, x);
 	else if (!strcmp(x->e->format, "gres"))
 		write_gres(f, x);
+	else if (!strcmp(x->e->format, "resourceslice"))
+		write_resourceslice(f, x->e->driver, x->node, x->sel, x->n, x->left_out);
 	else
 		write_nfd(f, x);
+}
+
+/* The host name, lower case, as the kubelet names its node; exits 2 when it is no node name. */
+static char *host_node_name(void)
+{
+	char host[256] = "";
+
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		rm_usage_errx("cannot read the host name; give --node-name");
+	for (char *p = host; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	if (!valid_node_name(host))
+		rm_usage_errx("the host name '%s' is no Kubernetes node name; give --node-name", host);
+	return xstrdup(host);
+}
+
+/*
+ * Owners keep their devices: the devices allocated in the state are dropped from X's selection,
+ * so that the scheduler never hands them to a pod. Returns comment lines naming them (NULL for
+ * none), allocated.
+ */
+static char *leave_out_allocated(struct export *x)
+{
+	struct rm_state st;
+	char *buf = NULL;
+	size_t len = 0, kept = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
+	dstate_open(&st, false);
+	for (size_t i = 0; i < x->n; i++) {
+		long r = rm_state_find(&st, "device", x->sel[i]->addr);
+
+		if (r < 0) {
+			x->sel[kept++] = x->sel[i];
+			continue;
+		}
+		fprintf(f, "# left out: %s, allocated to owner %s\n", x->sel[i]->addr,
+			rm_record_get(&st.records[r], "owner") ?: "-");
+	}
+	x->n = kept;
+	rm_state_close(&st);
+	fclose(f);
+	if (!len) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 /* Write to a dot-file in the same directory (watchers ignore those), fsync, rename into place
@@ -424,17 +524,19 @@ static int write_atomically(const char *path, const struct export *x, char **err
 int cmd_export(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
-		export_options, export_parse, "cdi|gres|nfd",
+		export_options, export_parse, "cdi|gres|nfd|resourceslice",
 		"Export the devices for other tools. cdi: a Container Device Interface spec (JSON) "
 		"for podman, Docker, containerd and CRI-O, one device per GPU (--type); gres: Slurm "
 		"gres.conf lines with Cores= as Slurm numbers cores; nfd: Node Feature Discovery "
-		"labels with the devices per type and NUMA node.",
+		"labels with the devices per type and NUMA node; resourceslice: Kubernetes DRA "
+		"ResourceSlices (YAML) of --driver's pool for this node, at most 128 devices a "
+		"slice, the devices allocated to owners left out.",
 		NULL, NULL, NULL
 	};
 	struct export_args e = { 0 };
-	struct export x = { &e, NULL, 0, NULL, RM_DEV_GPU, NULL };
+	struct export x = { &e, NULL, 0, NULL, RM_DEV_GPU, NULL, NULL, NULL };
 	struct rm_devices devs;
-	char *msg = NULL;
+	char *msg = NULL, *node = NULL, *left_out = NULL;
 
 	rm_parse_command(&argp, argc, argv, c, &e, RM_PARSE_NO_OUTPUT);
 	if (e.output && !*e.output)
@@ -450,6 +552,10 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 		for (int t = 0; t < RM_DEV_NTYPES; t++)
 			if (e.types[t])
 				x.type = (enum rm_device_type)t;
+	if (!strcmp(e.format, "resourceslice")) {
+		node = e.node_name ? xstrdup(e.node_name) : host_node_name();
+		x.node = node;
+	}
 	x.sysroot = devices_sysroot(c);
 	if (!strcmp(e.format, "gres"))
 		x.t = rm_topo_load(c, 0); /* Cores= need the machine's cores */
@@ -458,13 +564,15 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 	x.sel = xcalloc(devs.n + 1, sizeof(*x.sel));
 	for (size_t i = 0; i < devs.n; i++) {
 		const struct rm_device *d = &devs.dev[i];
-		bool want = !strcmp(e.format, "nfd") ? (!e.any_type || e.types[d->type]) :
+		bool want = multi_type(e.format) ? (!e.any_type || e.types[d->type]) :
 			    d->type == x.type;
 
 		if (want)
 			x.sel[x.n++] = &devs.dev[i];
 	}
-	if (!x.n && strcmp(e.format, "nfd")) {
+	if (!strcmp(e.format, "resourceslice"))
+		x.left_out = left_out = leave_out_allocated(&x);
+	if (!x.n && !multi_type(e.format)) {
 		msg = xasprintf("no %s devices to export", rm_devices_type_name(x.type));
 		free(x.sel);
 		rm_devices_free(&devs);
@@ -474,6 +582,8 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 	if (e.output) {
 		if (write_atomically(e.output, &x, &msg) < 0) {
 			free(x.sel);
+			free(node);
+			free(left_out);
 			rm_devices_free(&devs);
 			rm_topo_free(x.t);
 			devices_fail(RM_CPUALLOC_EINTERNAL, msg);
@@ -483,6 +593,8 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 		write_format(stdout, &x);
 	}
 	free(x.sel);
+	free(node);
+	free(left_out);
 	rm_devices_free(&devs);
 	rm_topo_free(x.t);
 	return RM_EXIT_SUCCESS;

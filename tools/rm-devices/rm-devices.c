@@ -19,7 +19,7 @@ static const struct rm_command commands[] = {
 	{ "list-allocations", cmd_list_allocations, "one record per allocated device" },
 	{ "grant", cmd_grant, "let an owner's cgroup use its devices' nodes" },
 	{ "health", cmd_health, "check that allocated devices are still there" },
-	{ "export", cmd_export, "CDI spec, Slurm gres.conf or NFD labels" },
+	{ "export", cmd_export, "CDI spec, Slurm gres.conf, NFD labels or DRA ResourceSlices" },
 	{ NULL, NULL, NULL },
 };
 

@@ -4,6 +4,7 @@
 #define RM_DEVICES_TOOL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "devices.h"
 #include "options.h"
@@ -95,5 +96,12 @@ void check_columns(const struct rm_common *c, const struct rm_column *cols, size
 /* Exit with the status for a devices.h return value, printing MSG (freed). */
 __attribute__((noreturn))
 void devices_fail(int rc, char *msg);
+
+/* export: Slurm's Type of D (the pci.ids model, lower case), NULL when unknown; allocated. */
+char *gres_type(const struct rm_device *d);
+/* export resourceslice: SEL (N devices) as the ResourceSlices of DRIVER's pool NODE into F,
+ * LEFT_OUT (NULL or comment lines) atop the first. */
+void write_resourceslice(FILE *f, const char *driver, const char *node,
+			 struct rm_device *const *sel, size_t n, const char *left_out);
 
 #endif
