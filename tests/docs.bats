@@ -583,7 +583,7 @@ example_pairs() {
 	bash_complete "rm-topo --topology $BATS_TEST_TMPDIR/snapf"
 	assert_output "$BATS_TEST_TMPDIR/snapfile"
 	bash_complete 'rm-topo export '
-	assert_output nfd
+	assert_output "$(printf '%s\n' nfd nrt)"
 	bash_complete 'rm-topo calc no'
 	assert_output node:
 	bash_complete 'rm-topo calc --objects p'
@@ -861,7 +861,7 @@ offered() {
 	assert_equal "$(offered "$all" 'rm-topo -o ma')" machine
 	assert_equal "$(offered "$all" 'rm-topo calc --')" "$(help_long rm-topo calc)"
 	assert_equal "$(offered "$all" 'rm-topo calc n')" node:
-	assert_equal "$(offered "$all" 'rm-topo export ')" nfd
+	assert_equal "$(offered "$all" 'rm-topo export ')" "$(printf '%s\n' nfd nrt)"
 }
 
 # make install of a copy of the sources configured with --prefix=$1 (and the rest of the
@@ -995,7 +995,7 @@ devices_tree() {
 	bash_complete 'rm-devices grant train '
 	assert_output ''
 	bash_complete 'rm-devices export '
-	assert_output "$(printf '%s\n' cdi gres nfd)"
+	assert_output "$(printf '%s\n' cdi gres nfd resourceslice)"
 	bash_complete 'rm-devices topo -o li'
 	assert_output links
 	bash_complete 'rm-devices list -o device,nu'
@@ -1028,7 +1028,7 @@ devices_tree() {
 	assert_equal "$(offered "$all" 'rm-devices grant ')" "$(printf '%s\n' net.1 train)"
 	assert_equal "$(offered "$all" 'rm-devices show 0000:9')" \
 		"$(rm-devices list --all -o device -r | grep '^0000:9' | LC_ALL=C sort)"
-	assert_equal "$(offered "$all" 'rm-devices export ')" "$(printf '%s\n' cdi gres nfd)"
+	assert_equal "$(offered "$all" 'rm-devices export ')" "$(printf '%s\n' cdi gres nfd resourceslice)"
 	assert_equal "$(offered "$all" 'rm-devices topo -o li')" links
 }
 
