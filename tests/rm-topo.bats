@@ -733,11 +733,11 @@ EOF
 	assert_line --index 0 'column=cpu type=integer default=yes description="logical CPU number, as the kernel numbers it"'
 	assert_line --regexp '^column=online type=boolean default=yes '
 	assert_line --regexp '^column=die type=integer default=no '
-	assert_equal "${#lines[@]}" 13
+	assert_equal "${#lines[@]}" 18
 	run -0 rm-topo cpus --list-columns --json
-	json_check 'len(d["columns"]) == 13' \
+	json_check 'len(d["columns"]) == 18' \
 		'd["columns"][0] == {"column": "cpu", "type": "integer", "default": True, "description": "logical CPU number, as the kernel numbers it"}' \
-		'[c["column"] for c in d["columns"] if not c["default"]] == ["core_id", "package_id", "die"]'
+		'[c["column"] for c in d["columns"] if not c["default"]] == ["core_id", "package_id", "die", "kind", "efficiency", "capacity", "maxmhz", "minmhz"]'
 	run -0 rm-topo cpus --list-columns --table
 	assert_line --index 0 --regexp '^COLUMN +TYPE +DEFAULT +DESCRIPTION$'
 	assert_line --index 1 --regexp '^cpu +integer +yes +logical CPU number'
