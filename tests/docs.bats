@@ -1294,3 +1294,12 @@ quickstart_packages() {
 	[ "$n" -ge 3 ]
 	grep -qE '^    rm-hugepages plan --topology' "$RM_SRCDIR/README.md"
 }
+
+@test "make check runs every bats file of the suite (the lab's run in its guests)" {
+	local f missing=''
+	while read -r f; do
+		grep -qE "[[:space:]]${f//./\\.}([[:space:]]|$)" "$RM_SRCDIR/tests/Makemodule.am" ||
+			missing+=" $f"
+	done < <(cd "$RM_SRCDIR" && find tests -name '*.bats' -not -path 'tests/vm/*' | sort)
+	assert_equal "$missing" ""
+}
