@@ -13,11 +13,12 @@
 #include "rm-bench.h"
 #include "size.h"
 #include "xalloc.h"
+#include "xmltext.h"
 
 /*
  * The SVG is written by hand: it is a few kinds of elements (lines, rectangles, text), and the
  * libraries that draw charts (cairo, plotutils) would add a build dependency for what fprintf
- * does here. The text is XML-escaped by svg_escape below.
+ * does here. The text is XML-escaped by rm_xml_text (libcommon/xmltext.c).
  */
 
 enum plot_kind { KIND_NONE, KIND_LATENCY, KIND_MATRIX, KIND_COMPARE };
@@ -91,36 +92,6 @@ static error_t plot_parse(int key, char *arg, struct argp_state *state)
 
 /* ---- SVG ---- */
 
-/* S as XML character data or attribute value: markup characters as entities, control
- * characters and bytes that are not UTF-8 as '?', so that the document stays well-formed. */
-static void svg_escape(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
-			     (*p & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = len > 0 && (len > 1 || *p >= 0x20 || *p == '\t');
-
-		for (size_t i = 1; ok && i < len; i++)
-			ok = (p[i] & 0xc0) == 0x80;
-		if (!ok) {
-			putc('?', f);
-			p++;
-			continue;
-		}
-		switch (*p) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		default: fwrite(p, 1, len, f);
-		}
-		p += len;
-	}
-}
-
 /* A text element at X, Y; ATTRS are more attributes (class, text-anchor), as written. */
 __attribute__((format(printf, 5, 6)))
 static void svg_text(FILE *f, double x, double y, const char *attrs, const char *fmt, ...)
@@ -133,7 +104,7 @@ static void svg_text(FILE *f, double x, double y, const char *attrs, const char 
 		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	va_end(ap);
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\"%s%s>", x, y, *attrs ? " " : "", attrs);
-	svg_escape(f, s);
+	rm_xml_text(f, s);
 	fputs("</text>\n", f);
 	free(s);
 }
@@ -144,7 +115,7 @@ static void svg_begin(FILE *f, double w, double h, const char *title)
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
 		"font-size=\"12\">\n<title>", w, h, w, h);
-	svg_escape(f, title);
+	rm_xml_text(f, title);
 	fprintf(f, "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", w, h);
 	svg_text(f, w / 2, 24, "text-anchor=\"middle\" font-size=\"16\" class=\"title\"", "%s",
 		 title);
@@ -782,7 +753,7 @@ static void compare_svg(FILE *f, const struct deltas *ds, const char *bfile, con
 			"height=\"%.1f\" fill=\"%s\"%s><title>", d->verdict, x0, y + 6,
 			fmax(x1 - x0, 1), ROW - 12, verdict_colour(d->verdict),
 			flagged ? " stroke=\"#000\" stroke-width=\"1\"" : "");
-		svg_escape(f, d->label);
+		rm_xml_text(f, d->label);
 		fprintf(f, ": %+.1f%%, %s</title></rect>\n", d->delta, d->verdict);
 		if (strlen(d->label) > LABEL_MAX)
 			svg_text(f, L - 10, y + ROW / 2 + 4,

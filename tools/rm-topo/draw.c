@@ -15,6 +15,7 @@
 #include "msg.h"
 #include "rm-topo.h"
 #include "size.h"
+#include "xmltext.h"
 #include "xalloc.h"
 
 /*
@@ -430,20 +431,6 @@ static int terminal_width(void)
 
 enum { CW = 9, CH = 20, SVG_COLUMNS = 200 };
 
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		default: putc(*s, f);
-		}
-	}
-}
-
 /* A box's rectangle runs through the middle of its border cells. */
 static void svg_box(FILE *f, const struct box *b, int ox, int oy)
 {
@@ -453,7 +440,7 @@ static void svg_box(FILE *f, const struct box *b, int ox, int oy)
 		kind_class[b->kind], x0 * CW + CW / 2, y0 * CH + CH / 2, (b->w - 1) * CW,
 		(b->h - 1) * CH, kind_fill[b->kind]);
 	fprintf(f, "<text x=\"%d\" y=\"%d\">", (x0 + 1) * CW, (y0 + 1) * CH + CH * 3 / 4);
-	xml_text(f, b->label);
+	rm_xml_text(f, b->label);
 	fputs("</text>\n", f);
 	for (size_t i = 0; i < b->nkids; i++)
 		svg_box(f, b->kid[i], x0, y0);
@@ -469,7 +456,7 @@ static void draw_svg(const struct box *root, const char *title, FILE *f)
 		"height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		w, h, w, h);
 	fputs("<title>", f);
-	xml_text(f, title);
+	rm_xml_text(f, title);
 	fputs("</title>\n", f);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h);
 	fputs("<g font-family=\"monospace\" font-size=\"14\" stroke-width=\"1\">\n", f);
