@@ -182,6 +182,11 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 	return out;
 }
 
+bool rm_out_shown(const struct rm_out *out, int col)
+{
+	return out->slot[col] >= 0;
+}
+
 void rm_out_begin(struct rm_out *out)
 {
 	for (size_t i = 0; i < out->nshown; i++) {

@@ -69,6 +69,9 @@ void rm_out_bool(struct rm_out *out, int col, bool value);
 void rm_out_set(struct rm_out *out, int col, hwloc_const_bitmap_t set); /* NULL: unknown */
 void rm_out_end(struct rm_out *out);
 
+/* Whether column COL is shown: a column that costs reads to fill is filled only then. */
+bool rm_out_shown(const struct rm_out *out, int col);
+
 /* Finish this listing (table mode prints it here) and free it. */
 void rm_out_close(struct rm_out *out);
 

@@ -382,6 +382,20 @@ static long cpu_sysfs_long(struct rm_topo *t, unsigned cpu, const char *name, lo
 	return v;
 }
 
+/* cpufreq's cpuinfo_WHICH_freq of CPU in MHz, else scaling_WHICH_freq; -1 without cpufreq */
+static long cpu_freq_mhz(struct rm_topo *t, unsigned cpu, const char *which)
+{
+	char name[40];
+	long v;
+
+	snprintf(name, sizeof(name), "cpufreq/cpuinfo_%s_freq", which);
+	v = cpu_sysfs_long(t, cpu, name, 1000);
+	if (v >= 0)
+		return v;
+	snprintf(name, sizeof(name), "cpufreq/scaling_%s_freq", which);
+	return cpu_sysfs_long(t, cpu, name, 1000);
+}
+
 static void put_optional_bool(struct rm_out *out, int col, hwloc_const_bitmap_t set, unsigned i)
 {
 	if (set)
@@ -426,7 +440,7 @@ int cmd_cpus(int argc, char **argv, struct rm_common *c)
 		out_index(out, CPU_PACKAGE_ID, pkg ? rm_topo_os_index(pkg) : -1);
 		out_index(out, CPU_DIE,
 			  pu ? logical_of(hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_DIE, pu)) : -1);
-		{
+		if (rm_out_shown(out, CPU_KIND) || rm_out_shown(out, CPU_EFFICIENCY)) {
 			hwloc_bitmap_t one = hwloc_bitmap_alloc();
 			long eff;
 			char *kind;
@@ -438,19 +452,12 @@ int cmd_cpus(int argc, char **argv, struct rm_common *c)
 			free(kind);
 			hwloc_bitmap_free(one);
 		}
-		out_index(out, CPU_CAPACITY, cpu_sysfs_long(t, i, "cpu_capacity", 1));
-		{
-			long v = cpu_sysfs_long(t, i, "cpufreq/cpuinfo_max_freq", 1000);
-
-			out_index(out, CPU_MAXMHZ,
-				  v >= 0 ? v : cpu_sysfs_long(t, i, "cpufreq/scaling_max_freq", 1000));
-		}
-		{
-			long v = cpu_sysfs_long(t, i, "cpufreq/cpuinfo_min_freq", 1000);
-
-			out_index(out, CPU_MINMHZ,
-				  v >= 0 ? v : cpu_sysfs_long(t, i, "cpufreq/scaling_min_freq", 1000));
-		}
+		if (rm_out_shown(out, CPU_CAPACITY))
+			out_index(out, CPU_CAPACITY, cpu_sysfs_long(t, i, "cpu_capacity", 1));
+		if (rm_out_shown(out, CPU_MAXMHZ))
+			out_index(out, CPU_MAXMHZ, cpu_freq_mhz(t, i, "max"));
+		if (rm_out_shown(out, CPU_MINMHZ))
+			out_index(out, CPU_MINMHZ, cpu_freq_mhz(t, i, "min"));
 		rm_out_end(out);
 	} hwloc_bitmap_foreach_end();
 	free(pus);
