@@ -266,19 +266,6 @@ static int option_since(const struct policy_option *o)
  * pods of the shared pool off them too when owners hold some (without it the kubelet runs
  * best-effort and burstable pods on reservedSystemCPUs).
  */
-/* A Kubernetes quantity of BYTES: "1Gi", "1124Mi", "4Ki", else the bytes. Allocated. */
-static char *quantity(uint64_t bytes)
-{
-	static const char *const units[] = { "Ki", "Mi", "Gi", "Ti" };
-	int u = -1;
-
-	while (u < 3 && bytes && bytes % ((uint64_t)1024 << (10 * (u + 1))) == 0)
-		u++;
-	if (u < 0)
-		return xasprintf("%" PRIu64, bytes);
-	return xasprintf("%" PRIu64 "%s", bytes >> (10 * (u + 1)), units[u]);
-}
-
 /* The kubelet's default hard eviction threshold for memory (evictionHard memory.available). */
 #define KUBELET_EVICTION_HARD (100ULL << 20)
 
@@ -321,7 +308,7 @@ static void kubelet_memory(const char *reserve)
 
 	if (!sum)
 		return;
-	q = quantity(sum);
+	q = rm_size_quantity(sum);
 	printf("# reservedMemory: the memory reserved per NUMA node (rm-cpuset reserve --memory, "
 	       "%s in all);\n# systemReserved memory: that sum less the default evictionHard "
 	       "memory.available (100Mi),\n# as the Memory Manager needs them equal (with no "
@@ -337,12 +324,12 @@ static void kubelet_memory(const char *reserve)
 		if (!colon || !(bytes = strtoull(colon + 1, NULL, 10)))
 			continue;
 		*colon = '\0';
-		q = quantity(bytes);
+		q = rm_size_quantity(bytes);
 		printf("- numaNode: %s\n  limits:\n    memory: %s\n", tok, q);
 		free(q);
 	}
 	free(copy);
-	q = quantity(sum - KUBELET_EVICTION_HARD);
+	q = rm_size_quantity(sum - KUBELET_EVICTION_HARD);
 	printf("systemReserved:\n  memory: %s\n", q);
 	free(q);
 }

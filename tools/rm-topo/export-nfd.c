@@ -17,6 +17,7 @@
 #include "exitcodes.h"
 #include "rm-topo.h"
 #include "topomgr.h"
+#include "size.h"
 #include "xalloc.h"
 
 /* NFD's own namespace: always allowed by nfd-master, whatever denyLabelNs says. */
@@ -127,17 +128,6 @@ static bool valid_label_value(const char *v)
 	return true;
 }
 
-/* A Kubernetes quantity for a page size: 2Mi, 1Gi, 64Ki. */
-char *topo_quantity(uint64_t bytes)
-{
-	static const char *const units[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
-	int u = 0;
-
-	while (u < 6 && bytes && bytes % 1024 == 0)
-		bytes /= 1024, u++;
-	return xasprintf("%llu%s", (unsigned long long)bytes, units[u]);
-}
-
 static void label(FILE *f, const char *name, const char *value)
 {
 	if (valid_label_value(value))
@@ -175,7 +165,7 @@ static void write_labels(FILE *f, struct rm_topo *t, const struct export *e)
 	if (!hwloc_bitmap_iszero(rm_topo_memory_only_nodes(t)))
 		label_int(f, "memory-only-numa-nodes", hwloc_bitmap_weight(rm_topo_memory_only_nodes(t)));
 	for (int i = 0; i < s.nhugepage_sizes; i++) {
-		char *q = topo_quantity(s.hugepage_sizes[i]), *name = xasprintf("hugepages-%s", q);
+		char *q = rm_size_quantity(s.hugepage_sizes[i]), *name = xasprintf("hugepages-%s", q);
 
 		label(f, name, "true");
 		free(name);

@@ -17,6 +17,7 @@
 #include "state.h"
 #include "sysfs.h"
 #include "topomgr.h"
+#include "size.h"
 #include "xalloc.h"
 
 #define NRT_MAX_RESOURCES 8
@@ -145,7 +146,7 @@ static void zone_hugepages(struct nrt_zone *z, hwloc_obj_t node, const struct rm
 			total = c.total;
 			nfree = c.free;
 		}
-		q = topo_quantity(size);
+		q = rm_size_quantity(size);
 		add_resource(z, xasprintf("hugepages-%s", q), total * size, total * size,
 			     nfree * size, true);
 		free(q);
@@ -182,7 +183,7 @@ static unsigned *zone_costs(struct rm_topo *t, struct hwloc_distances_s *d, hwlo
 
 static void quantity_text(const struct nrt_resource *r, uint64_t v, char *buf, size_t len)
 {
-	char *q = r->bytes ? topo_quantity(v) : xasprintf("%" PRIu64, v);
+	char *q = r->bytes ? rm_size_quantity(v) : xasprintf("%" PRIu64, v);
 
 	snprintf(buf, len, "%s", q);
 	free(q);

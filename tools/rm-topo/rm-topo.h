@@ -44,8 +44,6 @@ int nodes_sorted(struct rm_topo *t, hwloc_obj_t **nodes);
 char *distance_row(struct rm_topo *t, struct hwloc_distances_s *d, hwloc_obj_t from,
 		   hwloc_obj_t *nodes, int nnodes);
 
-/* A Kubernetes binary quantity of BYTES, allocated: 2Mi, 1Gi, 64Ki, 1536 (export-nfd.c). */
-char *topo_quantity(uint64_t bytes);
 
 /* export nrt (export-nrt.c): its options, given to export's parser. */
 struct nrt_opts {
