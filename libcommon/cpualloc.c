@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,30 +54,63 @@ static int cmp_unsigned(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void level_build(struct level *lv, const int *ids, unsigned ncpus)
+/* The distinct ids, ascending, into lv->id, and each entry's element into lv->of. Ids are
+ * os indexes, mostly below a few times the CPU count: those are counted in a table indexed by
+ * id (linear, the common case on 8,192 CPUs); others are sorted. */
+static void level_ids(struct level *lv, const int *ids, unsigned ncpus)
 {
-	int *sorted = xmalloc(ncpus * sizeof(*sorted));
-	unsigned i, n = 0, *fill;
+	int lo = ncpus ? ids[0] : 0, hi = lo;
+	unsigned i, n = 0;
+	int *sorted;
 
-	memcpy(sorted, ids, ncpus * sizeof(*sorted));
-	qsort(sorted, ncpus, sizeof(*sorted), cmp_int);
-	for (i = 0; i < ncpus; i++)
-		if (i == 0 || sorted[i] != sorted[n - 1])
-			sorted[n++] = sorted[i];
+	for (i = 1; i < ncpus; i++) {
+		lo = ids[i] < lo ? ids[i] : lo;
+		hi = ids[i] > hi ? ids[i] : hi;
+	}
+	lv->of = xmalloc((ncpus ? ncpus : 1) * sizeof(*lv->of));
+	if (lo >= 0 && (unsigned)hi <= 4 * ncpus + 1024) {
+		unsigned *slot = xmalloc(((size_t)hi + 1) * sizeof(*slot));
+
+		for (i = 0; i <= (unsigned)hi; i++)
+			slot[i] = UINT_MAX;
+		for (i = 0; i < ncpus; i++)
+			slot[ids[i]] = 0;
+		sorted = xmalloc((ncpus ? ncpus : 1) * sizeof(*sorted));
+		for (i = 0; i <= (unsigned)hi && ncpus; i++)
+			if (slot[i] != UINT_MAX) {
+				slot[i] = n;
+				sorted[n++] = (int)i;
+			}
+		for (i = 0; i < ncpus; i++)
+			lv->of[i] = slot[ids[i]];
+		free(slot);
+	} else {
+		sorted = xmalloc((ncpus ? ncpus : 1) * sizeof(*sorted));
+		memcpy(sorted, ids, ncpus * sizeof(*sorted));
+		qsort(sorted, ncpus, sizeof(*sorted), cmp_int);
+		for (i = 0; i < ncpus; i++)
+			if (i == 0 || sorted[i] != sorted[n - 1])
+				sorted[n++] = sorted[i];
+		for (i = 0; i < ncpus; i++)
+			lv->of[i] = (int *)bsearch(&ids[i], sorted, n, sizeof(*sorted), cmp_int) - sorted;
+	}
 	lv->n = n;
 	lv->id = sorted;
-	lv->of = xmalloc(ncpus * sizeof(*lv->of));
-	lv->first = xcalloc(n + 1, sizeof(*lv->first));
-	lv->cpus = xmalloc(ncpus * sizeof(*lv->cpus));
-	for (i = 0; i < ncpus; i++) {
-		int *hit = bsearch(&ids[i], sorted, n, sizeof(*sorted), cmp_int);
+}
 
-		lv->of[i] = hit - sorted;
+static void level_build(struct level *lv, const int *ids, unsigned ncpus)
+{
+	unsigned i, n, *fill;
+
+	level_ids(lv, ids, ncpus);
+	n = lv->n;
+	lv->first = xcalloc(n + 1, sizeof(*lv->first));
+	lv->cpus = xmalloc((ncpus ? ncpus : 1) * sizeof(*lv->cpus));
+	for (i = 0; i < ncpus; i++)
 		lv->first[lv->of[i] + 1]++;
-	}
 	for (i = 0; i < n; i++)
 		lv->first[i + 1] += lv->first[i];
-	fill = xmalloc(n * sizeof(*fill));
+	fill = xmalloc((n ? n : 1) * sizeof(*fill));
 	memcpy(fill, lv->first, n * sizeof(*fill));
 	for (i = 0; i < ncpus; i++)
 		lv->cpus[fill[lv->of[i]]++] = i;
@@ -101,29 +135,19 @@ static int obj_id(hwloc_obj_t obj)
 static int uncore_id(hwloc_obj_t pu, hwloc_obj_t core, int socket)
 {
 	hwloc_obj_t obj, shared = NULL;
-	int weight = hwloc_bitmap_weight(core ? core->cpuset : pu->cpuset);
+	int weight = -1; /* the core's, counted at the first cache below L3 */
 
 	for (obj = pu->parent; obj; obj = obj->parent) {
 		if (obj->type == HWLOC_OBJ_L3CACHE)
 			return obj_id(obj);
-		if (hwloc_obj_type_is_cache(obj->type) && hwloc_bitmap_weight(obj->cpuset) > weight)
+		if (!hwloc_obj_type_is_cache(obj->type))
+			continue;
+		if (weight < 0)
+			weight = hwloc_bitmap_weight(core ? core->cpuset : pu->cpuset);
+		if (hwloc_bitmap_weight(obj->cpuset) > weight)
 			shared = obj;
 	}
 	return shared ? obj_id(shared) : socket;
-}
-
-static unsigned count_distinct(const int *ids, unsigned n)
-{
-	int *v = xmalloc(n * sizeof(*v));
-	unsigned i, d = 0;
-
-	memcpy(v, ids, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_int);
-	for (i = 0; i < n; i++)
-		if (i == 0 || v[i] != v[i - 1])
-			d++;
-	free(v);
-	return d;
 }
 
 struct cpu_rec {
@@ -166,7 +190,10 @@ struct rm_cputopo *rm_cputopo_new(const struct rm_topo *topology)
 		r->uncore = uncore_id(pu, core, r->socket);
 	}
 	free(home);
-	qsort(rec, n, sizeof(*rec), cmp_rec);
+	for (i = 1; i < n && rec[i - 1].cpu < rec[i].cpu; i++)
+		;
+	if (i < n) /* PUs in logical order are mostly in os order already */
+		qsort(rec, n, sizeof(*rec), cmp_rec);
 
 	t = xcalloc(1, sizeof(*t));
 	t->ncpus = n;
@@ -184,21 +211,21 @@ struct rm_cputopo *rm_cputopo_new(const struct rm_topo *topology)
 	}
 	free(rec);
 
-	t->num_cpus = n;
-	t->num_cores = count_distinct(t->core, n);
-	t->num_sockets = count_distinct(t->socket, n);
-	t->num_nodes = count_distinct(t->node, n);
-	t->num_uncore = count_distinct(t->uncore, n);
-	/* From the totals, as the kubelet's CPUsPerCore() and friends do. */
-	t->threads_per_core = t->num_cores ? t->num_cpus / t->num_cores : 0;
-	t->cpus_per_socket = t->num_sockets ? t->num_cpus / t->num_sockets : 0;
-	t->cpus_per_uncore = t->num_uncore ? t->num_cpus / t->num_uncore : 0;
-
 	p = xcalloc(1, sizeof(*p));
 	level_build(&p->lv[L_SOCKET], t->socket, n);
 	level_build(&p->lv[L_NODE], t->node, n);
 	level_build(&p->lv[L_CORE], t->core, n);
 	level_build(&p->lv[L_UNCORE], t->uncore, n);
+	t->num_cpus = n;
+	t->num_cores = p->lv[L_CORE].n;
+	t->num_sockets = p->lv[L_SOCKET].n;
+	t->num_nodes = p->lv[L_NODE].n;
+	t->num_uncore = p->lv[L_UNCORE].n;
+	/* From the totals, as the kubelet's CPUsPerCore() and friends do. */
+	t->threads_per_core = t->num_cores ? t->num_cpus / t->num_cores : 0;
+	t->cpus_per_socket = t->num_sockets ? t->num_cpus / t->num_sockets : 0;
+	t->cpus_per_uncore = t->num_uncore ? t->num_cpus / t->num_uncore : 0;
+
 	{
 		hwloc_bitmap_t ns = hwloc_bitmap_alloc();
 

@@ -129,27 +129,40 @@ static bool node_cpus_from_sysfs(struct rm_topo *t)
  */
 static void node_cpus_from_hwloc(struct rm_topo *t)
 {
-	hwloc_const_bitmap_t all = hwloc_topology_get_complete_cpuset(t->topo);
+	int last = hwloc_bitmap_last(hwloc_topology_get_complete_cpuset(t->topo));
+	size_t ncpus = last >= 0 ? (size_t)last + 1 : 0;
+	/* the node owning each CPU so far, and its weight: one pass over each node's cpuset */
+	hwloc_obj_t *owner = xcalloc(ncpus ? ncpus : 1, sizeof(*owner));
+	int *owner_weight = xcalloc(ncpus ? ncpus : 1, sizeof(*owner_weight));
+	hwloc_obj_t o = NULL;
 	unsigned cpu;
 
+	while ((o = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, o))) {
+		int w;
+
+		if (!o->cpuset)
+			continue;
+		w = hwloc_bitmap_weight(o->cpuset);
+		hwloc_bitmap_foreach_begin(cpu, o->cpuset) {
+			hwloc_obj_t b;
+
+			if (cpu >= ncpus)
+				break;
+			b = owner[cpu];
+			if (!b || w < owner_weight[cpu] ||
+			    (w == owner_weight[cpu] && o->os_index < b->os_index)) {
+				owner[cpu] = o;
+				owner_weight[cpu] = w;
+			}
+		} hwloc_bitmap_foreach_end();
+	}
 	for (unsigned i = 0; i < t->nnodes; i++)
 		hwloc_bitmap_zero(t->node[i].cpus);
-	hwloc_bitmap_foreach_begin(cpu, all) {
-		hwloc_obj_t best = NULL, o = NULL;
-
-		while ((o = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, o))) {
-			int w, bw;
-
-			if (!o->cpuset || !hwloc_bitmap_isset(o->cpuset, cpu))
-				continue;
-			w = hwloc_bitmap_weight(o->cpuset);
-			bw = best ? hwloc_bitmap_weight(best->cpuset) : 0;
-			if (!best || w < bw || (w == bw && o->os_index < best->os_index))
-				best = o;
-		}
-		if (best)
-			hwloc_bitmap_set(t->node[best->logical_index].cpus, cpu);
-	} hwloc_bitmap_foreach_end();
+	for (cpu = 0; cpu < ncpus; cpu++)
+		if (owner[cpu])
+			hwloc_bitmap_set(t->node[owner[cpu]->logical_index].cpus, cpu);
+	free(owner);
+	free(owner_weight);
 }
 
 /* The memory tiers of the kernel: sys/devices/virtual/memory_tiering/memory_tierN/nodelist. */
