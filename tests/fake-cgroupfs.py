@@ -32,6 +32,8 @@ Emulates, in memory, what the kernel's cgroupfs does for these operations:
     ("Parent unable to distribute cpu downstream"; the root always has some).
   - --no-partitions is older than 5.11: no partition files at all.
   - memory.max / memory.min ("max" or a number of bytes, else EINVAL; stored as written).
+  - --fail-write NAME: every write to a file NAME fails with EIO, for the tests of what a tool
+    undoes when the kernel refuses a write half-way.
 The cpuset files appear in a child when its parent's subtree_control enables cpuset, the memory
 files when it enables memory.
 Not emulated: other controllers' files, threads (cgroup.threads, cgroup.type), permissions and
@@ -218,8 +220,14 @@ class FakeCgroupFS(fusefs.KernfsFS):
         self.cpus, self.mems = cpus, mems
         self.partitions, self.exclusive, self.cpuset = partitions, partitions and exclusive, cpuset
         self.offline = set()
+        self.fail_writes = set()
         self.root = Cgroup(self, None, "")
         self.root.procs.add(1)
+
+    def write(self, path, data, offset, fh):
+        if path.rsplit("/", 1)[-1] in self.fail_writes:
+            raise err(errno.EIO)
+        return super().write(path, data, offset, fh)
 
     def all(self, cg=None):
         cg = cg or self.root
@@ -326,6 +334,7 @@ def main():
     ap.add_argument("--no-partitions", action="store_true")
     ap.add_argument("--no-exclusive", action="store_true")
     ap.add_argument("--no-cpuset", action="store_true")
+    ap.add_argument("--fail-write", action="append", default=[], metavar="NAME")
     a = fusefs.parse_args(ap)
     try:
         cpus = parse_list(a.cpus, set(range(8192)))
@@ -335,6 +344,7 @@ def main():
         ap.error("invalid --cpus, --mems or --offline")
     fs = FakeCgroupFS(cpus, mems, not a.no_partitions, not a.no_exclusive, not a.no_cpuset)
     fs.offline = offline
+    fs.fail_writes = set(a.fail_write)
     return fusefs.serve(fs, a, "fake-cgroupfs", "fake-cgroup2", "fakecgroup")
 
 

@@ -198,3 +198,22 @@ refused() {
 	run -0 rm-cpuset release --all
 	[ ! -e "$cg/rmtools.slice/$owner" ]
 }
+
+@test "memory manager: a memory.min write the kernel refuses: limits and allocation undone" {
+	start_fake "$BATS_TEST_TMPDIR/cg" --cpus 0-7 --mems 0-3 --fail-write memory.min
+	export RM_CGROUP_ROOT=$BATS_TEST_TMPDIR/cg
+	P=$RM_CGROUP_ROOT/rmtools.slice
+	run -0 cs alloc --count 2 --owner web
+	local before control
+	before=$(state_sum)
+	control=$(cat "$RM_CGROUP_ROOT/cgroup.subtree_control" "$P/cgroup.subtree_control")
+	run -1 --separate-stderr cs alloc --count 2 --owner db --memory 1G
+	[[ $stderr == *"memory.min"*"(the allocation was undone)" ]] || fail "stderr: $stderr"
+	[ "$(state_sum)" = "$before" ]
+	[ ! -e "$P/db" ]
+	# the memory controller enabled for it is disabled again; the first owner stays as it was
+	run -0 cat "$RM_CGROUP_ROOT/cgroup.subtree_control" "$P/cgroup.subtree_control"
+	assert_output "$control"
+	run -0 cs list -r -o owner
+	assert_output web
+}
