@@ -127,32 +127,41 @@ static int obj_id(hwloc_obj_t obj)
 	return obj->os_index != HWLOC_UNKNOWN_INDEX ? (int)obj->os_index : (int)obj->logical_index;
 }
 
-/*
- * The uncore cache of a CPU. The kubelet takes cAdvisor's L3 ("uncore") cache and falls back to
- * the socket; where there is no L3 the highest cache shared by more than the CPU's core stands
- * for it (a per-core cache is no uncore cache).
- */
-static int uncore_id(hwloc_obj_t pu, hwloc_obj_t core, int socket)
-{
-	hwloc_obj_t obj, shared = NULL;
-	int weight = -1; /* the core's, counted at the first cache below L3 */
-
-	for (obj = pu->parent; obj; obj = obj->parent) {
-		if (obj->type == HWLOC_OBJ_L3CACHE)
-			return obj_id(obj);
-		if (!hwloc_obj_type_is_cache(obj->type))
-			continue;
-		if (weight < 0)
-			weight = hwloc_bitmap_weight(core ? core->cpuset : pu->cpuset);
-		if (hwloc_bitmap_weight(obj->cpuset) > weight)
-			shared = obj;
-	}
-	return shared ? obj_id(shared) : socket;
-}
-
 struct cpu_rec {
 	int cpu, socket, node, core, uncore;
 };
+
+/*
+ * The core, socket and uncore cache of the CPU PU, in one walk up from it (objects far apart in
+ * memory on thousands of CPUs). The kubelet takes cAdvisor's L3 ("uncore") cache and falls back
+ * to the socket; where there is no L3 the highest cache shared by more than the CPU's core
+ * stands for it (a per-core cache is no uncore cache).
+ */
+static void cpu_place(hwloc_obj_t pu, struct cpu_rec *r)
+{
+	hwloc_obj_t obj, core = NULL, pkg = NULL, l3 = NULL, shared = NULL;
+	int weight = -1; /* the core's, counted at the first cache below L3 */
+
+	for (obj = pu->parent; obj; obj = obj->parent) {
+		if (obj->type == HWLOC_OBJ_CORE && !core)
+			core = obj;
+		else if (obj->type == HWLOC_OBJ_PACKAGE && !pkg)
+			pkg = obj;
+		else if (obj->type == HWLOC_OBJ_L3CACHE && !l3)
+			l3 = obj;
+		else if (!l3 && hwloc_obj_type_is_cache(obj->type)) {
+			if (weight < 0)
+				weight = hwloc_bitmap_weight(core ? core->cpuset : pu->cpuset);
+			if (hwloc_bitmap_weight(obj->cpuset) > weight)
+				shared = obj;
+		}
+	}
+	r->cpu = pu->os_index;
+	r->socket = pkg ? obj_id(pkg) : 0;
+	r->core = core ? hwloc_bitmap_first(core->cpuset) : r->cpu;
+	r->uncore = l3 ? obj_id(l3) : shared ? obj_id(shared) : r->socket;
+}
+
 
 static int cmp_rec(const void *a, const void *b)
 {
@@ -178,16 +187,11 @@ struct rm_cputopo *rm_cputopo_new(const struct rm_topo *topology)
 	home = xcalloc(last >= 0 ? (size_t)last + 1 : 1, sizeof(*home));
 	rm_topo_cpu_table(topology, last >= 0 ? (unsigned)last + 1 : 0, NULL, home);
 	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) && n < (unsigned)npu) {
-		hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
-		hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
 		hwloc_obj_t node = (int)pu->os_index <= last ? home[pu->os_index] : NULL;
 		struct cpu_rec *r = &rec[n++];
 
-		r->cpu = pu->os_index;
-		r->socket = pkg ? obj_id(pkg) : 0;
+		cpu_place(pu, r);
 		r->node = node ? obj_id(node) : 0;
-		r->core = core ? hwloc_bitmap_first(core->cpuset) : r->cpu;
-		r->uncore = uncore_id(pu, core, r->socket);
 	}
 	free(home);
 	for (i = 1; i < n && rec[i - 1].cpu < rec[i].cpu; i++)
