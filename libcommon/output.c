@@ -26,6 +26,8 @@ struct rm_out {
 	size_t nshown;
 	int *slot;       /* column index -> position in shown, or -1 */
 	char **vals;     /* current record, by position; NULL: unknown */
+	char **buf;      /* by position: a buffer kept from record to record, and its size */
+	size_t *bufsize;
 	struct libscols_table *tb;
 };
 
@@ -149,6 +151,8 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 	out->shown = xcalloc(ncols, sizeof(int));
 	out->slot = xmalloc(ncols * sizeof(int));
 	out->vals = xcalloc(ncols, sizeof(char *));
+	out->buf = xcalloc(ncols, sizeof(char *));
+	out->bufsize = xcalloc(ncols, sizeof(size_t));
 	choose_columns(out, sel, defaults);
 
 	if (opts->mode == RM_OUT_TABLE || opts->mode == RM_OUT_JSON) {
@@ -189,32 +193,50 @@ bool rm_out_shown(const struct rm_out *out, int col)
 
 void rm_out_begin(struct rm_out *out)
 {
-	for (size_t i = 0; i < out->nshown; i++) {
-		free(out->vals[i]);
-		out->vals[i] = NULL;
-	}
+	memset(out->vals, 0, out->nshown * sizeof(*out->vals));
 }
 
-static void put(struct rm_out *out, int col, char *value)
+/* VALUE (NULL: unknown) as column COL's, copied to the column's buffer: a listing of thousands
+ * of records allocates nothing per value. */
+static void put_text(struct rm_out *out, int col, const char *value)
 {
 	int pos = out->slot[col];
+	size_t len;
 
-	if (pos < 0) {
-		free(value);
+	if (pos < 0 || !value) {
+		if (pos >= 0)
+			out->vals[pos] = NULL;
 		return;
 	}
-	free(out->vals[pos]);
-	out->vals[pos] = value;
+	len = strlen(value) + 1;
+	if (len > out->bufsize[pos]) {
+		out->bufsize[pos] = len < 32 ? 32 : len;
+		out->buf[pos] = xrealloc(out->buf[pos], out->bufsize[pos]);
+	}
+	memcpy(out->buf[pos], value, len);
+	out->vals[pos] = out->buf[pos];
+}
+
+/* An allocated VALUE as column COL's; freed. */
+static void put(struct rm_out *out, int col, char *value)
+{
+	put_text(out, col, value);
+	free(value);
 }
 
 void rm_out_str(struct rm_out *out, int col, const char *value)
 {
-	put(out, col, value ? xstrdup(value) : NULL);
+	put_text(out, col, value);
 }
 
 void rm_out_int(struct rm_out *out, int col, long long value)
 {
-	put(out, col, xasprintf("%lld", value));
+	char buf[RM_DECIMAL_MAX];
+
+	if (out->slot[col] >= 0) {
+		rm_decimal(buf, value);
+		put_text(out, col, buf);
+	}
 }
 
 void rm_out_float(struct rm_out *out, int col, double value, int decimals)
@@ -261,9 +283,9 @@ void rm_out_size(struct rm_out *out, int col, uint64_t bytes)
 void rm_out_bool(struct rm_out *out, int col, bool value)
 {
 	if (out->opts.mode == RM_OUT_JSON)
-		put(out, col, xstrdup(value ? "true" : "false"));
+		put_text(out, col, value ? "true" : "false");
 	else
-		put(out, col, xstrdup(value ? "yes" : "no"));
+		put_text(out, col, value ? "yes" : "no");
 }
 
 void rm_out_set(struct rm_out *out, int col, hwloc_const_bitmap_t set)
@@ -281,7 +303,7 @@ static void raw_write_value(const char *value)
 		if (*p <= ' ' || *p >= 0x7f || *p == '\\')
 			printf("\\x%02x", *p);
 		else
-			putchar(*p);
+			putchar_unlocked(*p);
 	}
 }
 
@@ -308,19 +330,23 @@ void rm_out_end(struct rm_out *out)
 		}
 		return;
 	}
+	/* one lock of stdout a record, not one a byte (thousands of CPUs, tens of columns) */
+	flockfile(stdout);
 	for (size_t i = 0; i < out->nshown; i++) {
 		const char *v = out->vals[i] ? out->vals[i] : "-";
 
 		if (i)
-			putchar(' ');
+			putchar_unlocked(' ');
 		if (out->opts.mode == RM_OUT_RECORDS) {
-			printf("%s=", out->cols[out->shown[i]].name);
+			fputs_unlocked(out->cols[out->shown[i]].name, stdout);
+			putchar_unlocked('=');
 			rm_record_write_value(stdout, v);
 		} else {
 			raw_write_value(v);
 		}
 	}
-	putchar('\n');
+	putchar_unlocked('\n');
+	funlockfile(stdout);
 }
 
 /* libsmartcols prints one document per table: keep its inside ("name": [...]) for rm_out_flush. */
@@ -360,7 +386,9 @@ void rm_out_close(struct rm_out *out)
 		scols_unref_table(out->tb);
 	}
 	for (size_t i = 0; i < out->ncols; i++)
-		free(out->vals[i]);
+		free(out->buf[i]);
+	free(out->buf);
+	free(out->bufsize);
 	free(out->vals);
 	free(out->shown);
 	free(out->slot);

@@ -80,10 +80,32 @@ char *rm_record_quote(const char *value)
 
 void rm_record_write_value(FILE *out, const char *value)
 {
-	char *q = rm_record_quote(value);
+	char *q;
 
+	if (rm_record_is_bare(value)) {
+		fputs_unlocked(value, out);
+		return;
+	}
+	q = rm_record_quote(value);
 	fputs(q, out);
 	free(q);
+}
+
+size_t rm_decimal(char buf[RM_DECIMAL_MAX], long long v)
+{
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	char digits[RM_DECIMAL_MAX];
+	size_t n = 0, len = 0;
+
+	do
+		digits[n++] = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (v < 0)
+		buf[len++] = '-';
+	while (n)
+		buf[len++] = digits[--n];
+	buf[len] = '\0';
+	return len;
 }
 
 /* "line L, column C: ..." for the byte at POS of LINE; returns -1. */

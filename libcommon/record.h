@@ -24,6 +24,13 @@ bool rm_record_is_bare(const char *value);
 /* Write VALUE bare or double-quoted with \" \\ and \xHH escapes. */
 void rm_record_write_value(FILE *out, const char *value);
 
+/* Room for the decimal text of any long long and its terminating NUL. */
+#define RM_DECIMAL_MAX 21
+
+/* The decimal text of V (as printf's "%lld") into BUF; returns its length. Records of
+ * thousands of CPUs write tens of thousands of numbers: this is a few instructions a digit. */
+size_t rm_decimal(char buf[RM_DECIMAL_MAX], long long v);
+
 /* The same into an allocated string. */
 char *rm_record_quote(const char *value);
 
