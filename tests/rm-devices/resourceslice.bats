@@ -95,9 +95,7 @@ for d in yaml.safe_load_all(sys.stdin):
 	done
 	rm-devices --sysroot "$root" export resourceslice --driver nic.example.com --node-name big >"$BATS_TEST_TMPDIR/big.yaml"
 	run -0 slice_valid <"$BATS_TEST_TMPDIR/big.yaml"
-	run -0 bash -c "json_docs() { \"$PY\" -c 'import json, sys, yaml
-for d in yaml.safe_load_all(sys.stdin):
-    print(json.dumps(d))'; }; json_docs <'$BATS_TEST_TMPDIR/big.yaml' | jq -r '[.metadata.name, .spec.pool.name, .spec.pool.resourceSliceCount, (.spec.devices | length), .spec.devices[0].name] | @tsv'"
+	run -0 jq -r '[.metadata.name, .spec.pool.name, .spec.pool.resourceSliceCount, (.spec.devices | length), .spec.devices[0].name] | @tsv' < <(json_docs <"$BATS_TEST_TMPDIR/big.yaml")
 	assert_output "$(printf '%s\n' "big-nic.example.com-0	big	3	128	nic-0000-40-00-0" \
 		"big-nic.example.com-1	big	3	128	nic-0000-40-10-0" \
 		"big-nic.example.com-2	big	3	44	nic-0000-41-00-0")"
@@ -112,9 +110,7 @@ for d in yaml.safe_load_all(sys.stdin):
 	run -0 grep '^# left out' "$BATS_TEST_TMPDIR/s.yaml"
 	assert_output "$(printf '# left out: %s, allocated to owner rs-train\n' "${taken[@]}")"
 	run -1 grep -F -e "\"${taken[0]}\"" -e "\"${taken[1]}\"" "$BATS_TEST_TMPDIR/s.yaml"
-	run -0 bash -c "json_docs() { \"$PY\" -c 'import json, sys, yaml
-for d in yaml.safe_load_all(sys.stdin):
-    print(json.dumps(d))'; }; json_docs <'$BATS_TEST_TMPDIR/s.yaml' | jq '.spec.devices | length'"
+	run -0 jq '.spec.devices | length' < <(json_docs <"$BATS_TEST_TMPDIR/s.yaml")
 	assert_output $(($(gpu list -r -o device | wc -l) - 2))
 }
 
