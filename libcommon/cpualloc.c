@@ -1391,9 +1391,7 @@ int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available,
 	tm.policy = policy;
 	if (policy == RM_TM_NONE || count == 0)
 		goto out;
-	if (tm.max_nodes && nn > tm.max_nodes) {
-		*errmsg = xasprintf("too many NUMA nodes for topology hints (%u, "
-				    "max-allowable-numa-nodes is %u)", nn, tm.max_nodes);
+	if ((*errmsg = rm_tm_too_many_nodes(&tm, nn))) {
 		rc = RM_CPUALLOC_EINVAL;
 		goto out;
 	}

@@ -33,11 +33,8 @@ int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device 
 	if (tm)
 		c = *tm;
 	c.policy = policy;
-	if (c.max_nodes && nn > c.max_nodes) {
-		*errmsg = xasprintf("too many NUMA nodes for topology hints (%u, "
-				    "max-allowable-numa-nodes is %u)", nn, c.max_nodes);
+	if ((*errmsg = rm_tm_too_many_nodes(&c, nn)))
 		return RM_DEVICES_EINVAL;
-	}
 	ids = xcalloc(nn, sizeof(*ids));
 	total = xcalloc(nn, sizeof(*total));
 	freec = xcalloc(nn, sizeof(*freec));

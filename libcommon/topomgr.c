@@ -608,6 +608,14 @@ out:
 	return 0;
 }
 
+char *rm_tm_too_many_nodes(const struct rm_tm_config *config, unsigned nn)
+{
+	if (!config->max_nodes || nn <= config->max_nodes)
+		return NULL;
+	return xasprintf("too many NUMA nodes for topology hints (%u, max-allowable-numa-nodes is %u)",
+			 nn, config->max_nodes);
+}
+
 int rm_tm_merge_forced(const struct rm_tm_config *config, unsigned nn, const unsigned *distance,
 		       const struct rm_tm_provider *p, size_t np, unsigned char *best,
 		       bool *preferred, bool *admit, int force)

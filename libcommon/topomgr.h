@@ -82,6 +82,9 @@ int rm_tm_merge(const struct rm_tm_config *config, unsigned nn, const unsigned *
 		const struct rm_tm_provider *p, size_t np, unsigned char *best, bool *preferred,
 		bool *admit);
 
+/* The refusal of NN nodes beyond max-allowable-numa-nodes (allocated), or NULL within it. */
+char *rm_tm_too_many_nodes(const struct rm_tm_config *config, unsigned nn);
+
 /* The same with the exhaustive merge forced up to RM_TM_EXHAUSTIVE_MAX nodes, or the search
  * forced at any size (for tests comparing the two). FORCE: 1 exhaustive, 2 search. */
 int rm_tm_merge_forced(const struct rm_tm_config *config, unsigned nn, const unsigned *distance,

@@ -483,8 +483,7 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 	tm.policy = r->policy == RM_TM_NONE ? RM_TM_BEST_EFFORT : r->policy;
 	distance = rm_tm_distances(p->t->topo, ids, nn);
 	if (rm_tm_merge(&tm, nn, distance, prov, np, best, &pref, &admit) == RM_TM_EINVAL) {
-		*msg = xasprintf("too many NUMA nodes for topology hints (%zu, "
-				 "max-allowable-numa-nodes is %u)", nn, tm.max_nodes);
+		*msg = rm_tm_too_many_nodes(&tm, (unsigned)nn);
 		rc = RM_CPUALLOC_EINVAL;
 		goto out;
 	}
