@@ -43,6 +43,28 @@ int rm_devices_type_parse(const char *name)
 	return -1;
 }
 
+bool rm_devices_domain_valid(const char *d)
+{
+	size_t n = strlen(d), label = 0;
+
+	if (n == 0 || n > 253 || !isalpha((unsigned char)d[0]))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = d[i];
+
+		if (ch == '.') {
+			if (label == 0 || d[i - 1] == '-')
+				return false;
+			label = 0;
+			continue;
+		}
+		if (!(islower((unsigned char)ch) || isdigit((unsigned char)ch) || ch == '-') ||
+		    (label == 0 && ch == '-') || ++label > 63)
+			return false;
+	}
+	return label > 0 && d[n - 1] != '-';
+}
+
 /* ---- addresses ---- */
 
 static int addr_fields(const char *s, unsigned *dom, unsigned *bus, unsigned *slot, unsigned *fn)

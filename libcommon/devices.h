@@ -31,6 +31,13 @@ const char *rm_devices_type_name(enum rm_device_type type);
 /* The type for NAME, or -1. */
 int rm_devices_type_parse(const char *name);
 
+/* The vendor domain of device resource names DOMAIN/TYPE (CDI kinds, device plugin resources)
+ * when none is given. */
+#define RM_DEVICES_VENDOR_DEFAULT "rmtools.io"
+/* Whether D is a vendor domain as CDI and Kubernetes take it: a DNS subdomain, labels of
+ * [a-z0-9-], alphanumeric at both ends, a letter first. */
+bool rm_devices_domain_valid(const char *d);
+
 /* A device node a process needs to use a device. */
 struct rm_devnode {
 	char *path;    /* /dev/nvidia0, /dev/dri/renderD128, /dev/infiniband/uverbs0 */

@@ -125,6 +125,26 @@ int rm_memmgr_account(struct rm_memmgr *m, const char *memory, const char *hugep
 	return each_item(m, hugepages, true, account_item, errmsg);
 }
 
+int rm_memmgr_account_state(struct rm_memmgr *m, const struct rm_record *recs, size_t n,
+			    unsigned which, size_t *bad, char **errmsg)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *kind = rm_record_kind(&recs[i]);
+		int rc = 0;
+
+		if ((which & RM_MEMMGR_SYSTEM) && !strcmp(kind, "reserved"))
+			rc = rm_memmgr_account(m, rm_record_get(&recs[i], "memory"), NULL, errmsg);
+		else if ((which & RM_MEMMGR_OWNERS) && !strcmp(kind, "owner"))
+			rc = rm_memmgr_account(m, rm_record_get(&recs[i], "memory_nodes"),
+					       rm_record_get(&recs[i], "hugepages"), errmsg);
+		if (rc < 0) {
+			*bad = i;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static uint64_t req_amount(const struct rm_memmgr *m, const struct rm_memreq *req, size_t res)
 {
 	(void)m;

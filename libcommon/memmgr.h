@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "hugepages.h"
+#include "record.h"
 #include "topomgr.h"
 
 /*
@@ -37,6 +38,20 @@ uint64_t rm_memmgr_free(const struct rm_memmgr *m, size_t res, size_t i);
  */
 int rm_memmgr_account(struct rm_memmgr *m, const char *memory, const char *hugepages,
 		      char **errmsg);
+
+/* Which reservations of rm-cpuset's state rm_memmgr_account_state adds. */
+enum {
+	RM_MEMMGR_SYSTEM = 1 << 0, /* the system reserve: the reserved record's memory */
+	RM_MEMMGR_OWNERS = 1 << 1, /* the owners': their memory_nodes and hugepages */
+};
+
+/*
+ * Add the reservations WHICH of rm-cpuset's state records RECS (N of them) to what is used,
+ * through rm_memmgr_account. -1 with *ERRMSG and *BAD the index of the record that cannot be
+ * read.
+ */
+int rm_memmgr_account_state(struct rm_memmgr *m, const struct rm_record *recs, size_t n,
+			    unsigned which, size_t *bad, char **errmsg);
 
 /* What an owner asks: MEMORY bytes, PAGES[S] huge pages of hp.sizes[S] (PAGES has nres - 1
  * entries, may be NULL when none are asked). */

@@ -931,7 +931,7 @@ EOF
 	usage_error "unknown export format: 'xml'" rm-topo --topology "$BIG" export xml
 	usage_error "missing FORMAT" rm-topo --topology "$BIG" export
 	usage_error "unexpected argument: 'nfd'" rm-topo --topology "$BIG" export nfd nfd
-	usage_error "--json, --node-name and --topology-manager-* are for nrt" rm-topo --topology "$BIG" export nfd -J
+	usage_error "--json, --node-name, --topology-manager-* and --vendor-domain are for nrt" rm-topo --topology "$BIG" export nfd -J
 }
 
 @test "output options before a command that prints no records are refused" {

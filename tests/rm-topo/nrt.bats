@@ -3,6 +3,7 @@
 # rm-topo export nrt: a NodeResourceTopology valid against the upstream CRD schema, zones per NUMA
 # node with costs from the distances and cpu/memory/huge page resources less rmtools' CPUs.
 load ../test_helper
+load ../rm-devices/fixtures
 
 T2="package:2 numa:2 core:4 pu:2" # 32 CPUs, 4 nodes of 8: 0-7, 8-15, 16-23, 24-31
 SCHEMAS="${RM_SCHEMAS:-$RM_SRCDIR/../shared/reference/schemas}"
@@ -119,7 +120,7 @@ OUT
 	nrt_valid <<<"$output"
 }
 
-@test "export nrt: huge pages per node from nr_hugepages and free_hugepages" {
+@test "export nrt: huge pages per node from nr_hugepages, all available without reservations" {
 	local sr="$BATS_TEST_TMPDIR/sr" d
 	cp -r "$SR8" "$sr"
 	for d in node0:2048:4:1 node0:1048576:2:2 node1:2048:0:0; do
@@ -135,7 +136,7 @@ OUT
 	done
 	out=$(rm-topo --sysroot "$sr" export nrt --node-name n1)
 	run -0 resources <<<"$out"
-	assert_line "node-0 hugepages-2Mi 8Mi 8Mi 2Mi"
+	assert_line "node-0 hugepages-2Mi 8Mi 8Mi 8Mi"
 	assert_line "node-0 hugepages-1Gi 2Gi 2Gi 2Gi"
 	assert_line "node-1 hugepages-2Mi 0 0 0"
 	rm-topo --sysroot "$sr" export nrt --node-name n1 | nrt_valid
@@ -180,4 +181,61 @@ OUT
 		--output "$BATS_TEST_TMPDIR/out/nrt.yaml"
 	assert_output ""
 	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/out")" ""
+}
+
+@test "export nrt: memory and huge pages less the system reserve (allocatable) and owners (available)" {
+	local sr="$BATS_TEST_TMPDIR/sr" n s c d
+	cp -r "$TIERS" "$sr"
+	for n in 0:2048kB:512 1:2048kB:256; do
+		IFS=: read -r n s c <<<"$n"
+		d=$sr/sys/devices/system/node/node$n/hugepages/hugepages-$s
+		mkdir -p "$d"
+		echo "$c" >"$d/nr_hugepages"
+		echo "$c" >"$d/free_hugepages"
+		echo 0 >"$d/surplus_hugepages"
+	done
+	run -0 rm-cpuset --sysroot "$sr" reserve --memory 0:4G,1:1G
+	run -0 rm-cpuset --sysroot "$sr" alloc --count 2 --owner db --memory 8G --hugepages 2M:100 \
+		--numa-node 0 --policy single-numa-node -o memory_nodes,hugepages
+	assert_output "memory_nodes=0:8GiB hugepages=2MiB:0:100"
+	out=$(rm-topo --sysroot "$sr" export nrt --node-name n1)
+	run -0 resources <<<"$out"
+	assert_line "node-0 memory 16Gi 12Gi 4Gi"
+	assert_line "node-0 hugepages-2Mi 1Gi 1Gi 824Mi"
+	assert_line "node-1 memory 16Gi 15Gi 15Gi"
+	assert_line "node-1 hugepages-2Mi 512Mi 512Mi 512Mi"
+	nrt_valid <<<"$out"
+	# released: available again
+	run -0 rm-cpuset --sysroot "$sr" release db
+	run -0 resources < <(rm-topo --sysroot "$sr" export nrt --node-name n1)
+	assert_line "node-0 memory 16Gi 12Gi 12Gi"
+	assert_line "node-0 hugepages-2Mi 1Gi 1Gi 1Gi"
+}
+
+@test "export nrt: devices per NUMA node as DOMAIN/TYPE, owners' devices not available" {
+	local gpu="$BATS_TEST_TMPDIR/gpu" mixed="$BATS_TEST_TMPDIR/mixed" type numa want
+	fx_gpu_server "$gpu"
+	fx_mixed "$mixed"
+	run -0 rm-devices --sysroot "$gpu" alloc --type gpu --count 2 --numa-node 1 --owner train -o numa -r
+	out=$(rm-topo --sysroot "$gpu" export nrt --node-name n1 --vendor-domain example.com)
+	nrt_valid <<<"$out"
+	# the peer: rm-devices' own list of the same tree, counted per type and node
+	res=$(resources <<<"$out")
+	rm-devices --sysroot "$gpu" list -r -o type,numa | grep -v ' -$' | sort | uniq -c >"$BATS_TEST_TMPDIR/peer"
+	[ -s "$BATS_TEST_TMPDIR/peer" ]
+	while read -r want type numa; do
+		free=$want
+		[ "$type $numa" != "gpu 1" ] || free=$((want - 2))
+		run -0 grep -Fx "node-$numa example.com/$type $want $want $free" <<<"$res"
+	done <"$BATS_TEST_TMPDIR/peer"
+	run -0 grep -c ' example.com/' <<<"$res"
+	assert_output "$(wc -l <"$BATS_TEST_TMPDIR/peer")"
+	# the default domain; a device without a NUMA node is in no zone, named in a comment
+	out=$(rm-topo --sysroot "$mixed" export nrt --node-name n1)
+	nrt_valid <<<"$out"
+	run -0 grep '^# devices without a NUMA node' <<<"$out"
+	assert_output --partial "rmtools.io/accel 0000:d8:00.0"
+	run -1 grep -F 'rmtools.io/accel' < <(resources <<<"$out")
+	run -2 rm-topo --topology "$T2" export nrt --vendor-domain Bad_Domain
+	run -2 rm-topo --topology "$T2" export nfd --vendor-domain example.com
 }

@@ -396,20 +396,11 @@ void alloc_memory_account(const struct pool *p, struct alloc_req *r)
 {
 	char *msg = NULL;
 
-	if (!r->mm)
-		return;
-	for (size_t i = 0; i < p->st.nrecords; i++) {
-		const struct rm_record *rec = &p->st.records[i];
-		const char *kind = rm_record_kind(rec);
+	size_t bad;
 
-		if (!strcmp(kind, "reserved") &&
-		    rm_memmgr_account(r->mm, rm_record_get(rec, "memory"), NULL, &msg) < 0)
-			corrupt(p, rec, msg);
-		if (!strcmp(kind, "owner") &&
-		    rm_memmgr_account(r->mm, rm_record_get(rec, "memory_nodes"),
-				      rm_record_get(rec, "hugepages"), &msg) < 0)
-			corrupt(p, rec, msg);
-	}
+	if (r->mm && rm_memmgr_account_state(r->mm, p->st.records, p->st.nrecords,
+					     RM_MEMMGR_SYSTEM | RM_MEMMGR_OWNERS, &bad, &msg) < 0)
+		corrupt(p, &p->st.records[bad], msg);
 }
 
 /* "; free memory: node 0: 8GiB, ...; free 2MiB huge pages: node 0: 512, ..." for what R asks. */
@@ -972,14 +963,11 @@ static char *reserve_memory_value(const struct rm_memmgr *m, const char *arg)
 static void reserve_memory_check(struct pool *p, struct rm_memmgr *m, const char *memory)
 {
 	char *msg = NULL;
+	size_t bad;
 
-	for (size_t i = 0; i < p->st.nrecords; i++) {
-		const struct rm_record *rec = &p->st.records[i];
-
-		if (!strcmp(rm_record_kind(rec), "owner") &&
-		    rm_memmgr_account(m, rm_record_get(rec, "memory_nodes"), NULL, &msg) < 0)
-			corrupt(p, rec, msg);
-	}
+	if (rm_memmgr_account_state(m, p->st.records, p->st.nrecords, RM_MEMMGR_OWNERS, &bad,
+				    &msg) < 0)
+		corrupt(p, &p->st.records[bad], msg);
 	rm_memmgr_account(m, memory, NULL, &msg);
 	for (size_t i = 0; i < m->nn; i++) {
 		char *size;

@@ -19,7 +19,6 @@
 #include "topology.h"
 #include "xalloc.h"
 
-#define CDI_VENDOR_DEFAULT "rmtools.io"
 /* NFD's own namespace: always allowed by nfd-master, whatever denyLabelNs says */
 #define NFD_PREFIX "feature.node.kubernetes.io/rmtools-"
 
@@ -41,7 +40,7 @@ static const struct argp_option export_options[] = {
 	{ "type", OPT_TYPE, "TYPE", 0,
 	  "the device types (a comma list; cdi and gres: one type, default gpu)", 0 },
 	{ "vendor-domain", OPT_VENDOR_DOMAIN, "NAME", 0,
-	  "cdi: the vendor part of the kind, NAME/TYPE (default " CDI_VENDOR_DEFAULT ")", 0 },
+	  "cdi: the vendor part of the kind, NAME/TYPE (default " RM_DEVICES_VENDOR_DEFAULT ")", 0 },
 	{ "driver", OPT_DRIVER, "NAME", 0,
 	  "resourceslice: the DRA driver publishing the devices (a DNS name), and their "
 	  "attributes' domain", 0 },
@@ -49,29 +48,6 @@ static const struct argp_option export_options[] = {
 	  "resourceslice: the Kubernetes node and pool name (default the host name)", 0 },
 	{ 0 }
 };
-
-/* A DNS subdomain as CDI takes a vendor: labels of [a-z0-9-], alphanumeric at both ends. */
-static bool valid_domain(const char *d)
-{
-	size_t n = strlen(d), label = 0;
-
-	if (n == 0 || n > 253 || !isalpha((unsigned char)d[0]))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = d[i];
-
-		if (ch == '.') {
-			if (label == 0 || d[i - 1] == '-')
-				return false;
-			label = 0;
-			continue;
-		}
-		if (!(islower((unsigned char)ch) || isdigit((unsigned char)ch) || ch == '-') ||
-		    (label == 0 && ch == '-') || ++label > 63)
-			return false;
-	}
-	return label > 0 && d[n - 1] != '-';
-}
 
 /* A node name as pool names and spec.nodeName take it: a DNS subdomain of at most 63. */
 static bool valid_node_name(const char *s)
@@ -105,13 +81,13 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 		e->output = arg;
 		break;
 	case OPT_VENDOR_DOMAIN:
-		if (!valid_domain(arg))
+		if (!rm_devices_domain_valid(arg))
 			argp_error(state, "invalid vendor domain: '%s' (a DNS name such as "
 				   "example.com)", arg);
 		e->domain = arg;
 		break;
 	case OPT_DRIVER:
-		if (!valid_domain(arg) || strlen(arg) > 63)
+		if (!rm_devices_domain_valid(arg) || strlen(arg) > 63)
 			argp_error(state, "invalid driver name: '%s' (a DNS name of at most 63 "
 				   "characters such as gpu.example.com)", arg);
 		e->driver = arg;
@@ -282,7 +258,7 @@ static void write_cdi(FILE *f, const struct export *x)
 	fprintf(f, "{\n  \"cdiVersion\": \"%s\",\n  \"kind\": ",
 		cdi_version(cls, (const char *const *)names, x->n, net));
 	{
-		char *kind = xasprintf("%s/%s", x->e->domain ? x->e->domain : CDI_VENDOR_DEFAULT,
+		char *kind = xasprintf("%s/%s", x->e->domain ? x->e->domain : RM_DEVICES_VENDOR_DEFAULT,
 				       cls);
 		json_string(f, kind);
 		free(kind);

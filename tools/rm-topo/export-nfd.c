@@ -14,6 +14,7 @@
 
 #include "atomicfile.h"
 #include "cpulist.h"
+#include "devices.h"
 #include "exitcodes.h"
 #include "rm-topo.h"
 #include "topomgr.h"
@@ -36,6 +37,7 @@ enum {
 	OPT_NODE_NAME = 0x200,
 	OPT_TM_POLICY,
 	OPT_TM_SCOPE,
+	OPT_VENDOR_DOMAIN,
 };
 
 static const struct argp_option export_options[] = {
@@ -49,6 +51,9 @@ static const struct argp_option export_options[] = {
 	  "single-numa-node; default none)", 0 },
 	{ "topology-manager-scope", OPT_TM_SCOPE, "SCOPE", 0,
 	  "nrt: the kubelet's topologyManagerScope (container, pod; default container)", 0 },
+	{ "vendor-domain", OPT_VENDOR_DOMAIN, "NAME", 0,
+	  "nrt: the vendor part of device resources, NAME/TYPE (default "
+	  RM_DEVICES_VENDOR_DEFAULT ")", 0 },
 	{ 0 }
 };
 
@@ -84,6 +89,13 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 		e->nrt.scope = arg;
 		e->nrt.given = true;
 		break;
+	case OPT_VENDOR_DOMAIN:
+		if (!rm_devices_domain_valid(arg))
+			argp_error(state, "invalid vendor domain: '%s' (a DNS name such as "
+				   "example.com)", arg);
+		e->nrt.vendor_domain = arg;
+		e->nrt.given = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (e->format)
 			argp_error(state, "unexpected argument: '%s'", arg);
@@ -96,7 +108,7 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (e->format && !strcmp(e->format, "nfd") && e->nrt.given)
-			argp_error(state, "--json, --node-name and --topology-manager-* are for nrt");
+			argp_error(state, "--json, --node-name, --topology-manager-* and --vendor-domain are for nrt");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -50,6 +50,7 @@ struct nrt_opts {
 	const char *node_name; /* NULL: the host name */
 	int policy;            /* enum rm_tm_policy */
 	const char *scope;     /* container or pod */
+	const char *vendor_domain; /* of device resources DOMAIN/TYPE; NULL: the default */
 	bool json;
 	bool given;            /* an nrt option was given */
 };
