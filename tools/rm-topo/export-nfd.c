@@ -17,8 +17,8 @@
 #include "devices.h"
 #include "exitcodes.h"
 #include "rm-topo.h"
-#include "topomgr.h"
 #include "size.h"
+#include "topomgr.h"
 #include "xalloc.h"
 
 /* NFD's own namespace: always allowed by nfd-master, whatever denyLabelNs says. */
