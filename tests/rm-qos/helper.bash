@@ -46,14 +46,17 @@ setup_qos() {
 	export RM_RESCTRL_ROOT=$BATS_TEST_TMPDIR/no-resctrl
 }
 
-# busy OWNER: in the background, grow OWNER's CPU use (1 CPU), throttled periods (all) and CPU
-# stall (half the time) every 20 ms, as a cpu.max-limited busy loop does; stop with stop_busy.
+# busy OWNER: in the background, grow OWNER's CPU use (1 CPU), throttled periods (all, one a
+# 20 ms period) and CPU stall (half the time), as a cpu.max-limited busy loop does; stop with
+# stop_busy. The counters follow the clock, not the loop's turns: a loop slowed by a loaded
+# machine writes fewer times, never less use.
 busy() {
 	local d=$CG/rmtools.slice/$1
 	(
-		u=1000 p=10 s=0
+		t0=${EPOCHREALTIME/./}
 		while :; do
-			u=$((u + 20000)) p=$((p + 1)) s=$((s + 10000))
+			us=$((${EPOCHREALTIME/./} - t0))
+			u=$((1000 + us)) p=$((10 + us / 20000)) s=$((us / 2))
 			printf 'usage_usec %d\nnr_periods %d\nnr_throttled %d\nthrottled_usec 0\n' \
 				"$u" "$p" "$((p - 10))" >"$d/cpu.stat.new"
 			mv "$d/cpu.stat.new" "$d/cpu.stat"
