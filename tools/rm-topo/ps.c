@@ -114,6 +114,11 @@ static char *location_of(struct rm_topo *t, hwloc_const_bitmap_t cpus)
 
 		if (!o)
 			break;
+		/* a cache with the same CPUs as what it holds is named by that, as hwloc-ps does:
+		 * "core:0", not the per-core "l2:0" above it */
+		while (hwloc_obj_type_is_cache(o->type) && o->arity == 1 &&
+		       hwloc_bitmap_isequal(o->first_child->cpuset, o->cpuset))
+			o = o->first_child;
 		one = xasprintf("%s%s:%u", len ? "," : "", rm_topo_type_name(o), o->logical_index);
 		s = xrealloc(s, len + strlen(one) + 1);
 		strcpy(s + len, one);
