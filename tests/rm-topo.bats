@@ -733,11 +733,11 @@ EOF
 	assert_line --index 0 'column=cpu type=integer default=yes description="logical CPU number, as the kernel numbers it"'
 	assert_line --regexp '^column=online type=boolean default=yes '
 	assert_line --regexp '^column=die type=integer default=no '
-	assert_equal "${#lines[@]}" 18
+	assert_equal "${#lines[@]}" 19
 	run -0 rm-topo cpus --list-columns --json
-	json_check 'len(d["columns"]) == 18' \
+	json_check 'len(d["columns"]) == 19' \
 		'd["columns"][0] == {"column": "cpu", "type": "integer", "default": True, "description": "logical CPU number, as the kernel numbers it"}' \
-		'[c["column"] for c in d["columns"] if not c["default"]] == ["core_id", "package_id", "die", "kind", "efficiency", "capacity", "maxmhz", "minmhz"]'
+		'[c["column"] for c in d["columns"] if not c["default"]] == ["core_id", "package_id", "die", "kind", "efficiency", "capacity", "maxmhz", "minmhz", "features"]'
 	run -0 rm-topo cpus --list-columns --table
 	assert_line --index 0 --regexp '^COLUMN +TYPE +DEFAULT +DESCRIPTION$'
 	assert_line --index 1 --regexp '^cpu +integer +yes +logical CPU number'
@@ -982,4 +982,33 @@ print(",".join(str(i) for i in range(m.bit_length()) if m >> i & 1))' "$set")
 	# one kind: no kind name
 	run rm-topo --sysroot "$SR1" cpus -o kind -c 0
 	[ "$output" = "kind=-" ]
+}
+
+# The placement features of lscpu's Flags line on a root (live when empty), in rm-topo's order.
+lscpu_placement() {
+	LC_ALL=C lscpu ${1:+-s "$1"} | sed -n 's/^Flags: *//p' | tr ' ' '\n' |
+		grep -Fx -e avx2 -e avx_vnni -e avx512f -e avx512_vnni -e avx512_bf16 -e avx512_fp16 \
+			-e amx_tile -e amx_bf16 -e amx_int8 -e amx_fp16 -e asimd -e sve -e sve2 -e sme \
+			-e sme2 -e bf16 -e i8mm | sort -u
+}
+
+@test "cpus: the features column is lscpu's Flags, the placement ones, here and on the fixtures" {
+	local fx want got some=0
+	run -0 rm-topo cpus -c 0 -r -o features
+	[ -n "$output" ]
+	assert_equal "$(tr , '\n' <<<"$output" | sort)" "$(lscpu_placement "")"
+	require_fixtures
+	for fx in x86_64-64cpu arm-A510-A710-A715-X3 x86_64-64cpu-linux6.2; do
+		[ -f "$FIXTURES/$fx/proc/cpuinfo" ] || continue
+		want=$(lscpu_placement "$FIXTURES/$fx")
+		got=$(rm-topo --sysroot "$FIXTURES/$fx" cpus -c 0 -r -o features | tr , '\n' | sort)
+		assert_equal "$got" "$want"
+		[ -z "$got" ] || some=$((some + 1))
+	done
+	[ "$some" -ge 1 ]
+	# every CPU has its own line in cpuinfo; an XML or synthetic topology says nothing
+	run -0 rm-topo --sysroot "$FIXTURES/arm-A510-A710-A715-X3" cpus -r -o features
+	assert_equal "$(sort -u <<<"$output" | wc -l)" 1
+	run -0 rm-topo --topology "package:1 core:2 pu:1" cpus -o cpu,features
+	assert_output $'cpu=0 features=-\ncpu=1 features=-'
 }

@@ -304,7 +304,7 @@ static int node_meminfo(struct rm_topo *t, unsigned node, uint64_t *total, uint6
 
 enum { CPU_CPU, CPU_CORE, CPU_PACKAGE, CPU_NODE, CPU_L3, CPU_L2, CPU_L1, CPU_ONLINE,
        CPU_ISOLATED, CPU_ALLOWED, CPU_CORE_ID, CPU_PACKAGE_ID, CPU_DIE, CPU_KIND, CPU_EFFICIENCY,
-       CPU_CAPACITY, CPU_MAXMHZ, CPU_MINMHZ };
+       CPU_CAPACITY, CPU_MAXMHZ, CPU_MINMHZ, CPU_FEATURES };
 static const struct rm_column cpu_cols[] = {
 	[CPU_CPU] = { "cpu", RM_COL_INT, "logical CPU number, as the kernel numbers it" },
 	[CPU_CORE] = { "core", RM_COL_INT, "core (logical id, unique on the machine)" },
@@ -325,6 +325,8 @@ static const struct rm_column cpu_cols[] = {
 	[CPU_CAPACITY] = { "capacity", RM_COL_INT, "scheduler capacity (sysfs cpu_capacity)" },
 	[CPU_MAXMHZ] = { "maxmhz", RM_COL_INT, "maximum frequency in MHz (cpufreq)" },
 	[CPU_MINMHZ] = { "minmhz", RM_COL_INT, "minimum frequency in MHz (cpufreq)" },
+	[CPU_FEATURES] = { "features", RM_COL_STRING,
+			   "vector and matrix features that matter for placement (cpuinfo)" },
 };
 static const char cpu_defaults[] = "cpu,core,package,node,l3,l2,l1,online,isolated,allowed";
 
@@ -382,6 +384,74 @@ static long cpu_sysfs_long(struct rm_topo *t, unsigned cpu, const char *name, lo
 	return v;
 }
 
+/* The features of the features column, in this order: x86's vector and matrix extensions, then
+ * arm64's. A short list, since a placement asks "which CPUs have AVX-512 or AMX", not for
+ * every flag lscpu prints. */
+static const char *const placement_features[] = {
+	"avx2", "avx_vnni", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16",
+	"amx_tile", "amx_bf16", "amx_int8", "amx_fp16",
+	"asimd", "sve", "sve2", "sme", "sme2", "bf16", "i8mm",
+};
+
+/* FLAGS (a cpuinfo "flags" or "Features" value) as the placement features it has, in the
+ * list's order, comma-separated ("" for none). */
+static char *placement_of(const char *flags)
+{
+	char *out = xstrdup("");
+
+	for (size_t k = 0; k < ARRAY_SIZE(placement_features); k++) {
+		const char *f = placement_features[k], *p = flags;
+		size_t len = strlen(f);
+
+		for (; (p = strstr(p, f)); p += len)
+			if ((p == flags || p[-1] == ' ' || p[-1] == '\t') &&
+			    (!p[len] || p[len] == ' ' || p[len] == '\t' || p[len] == '\n'))
+				break;
+		if (p) {
+			char *n = xasprintf("%s%s%s", out, *out ? "," : "", f);
+
+			free(out);
+			out = n;
+		}
+	}
+	return out;
+}
+
+/*
+ * The placement features of each CPU below N from proc/cpuinfo (of the snapshot with
+ * --sysroot): FEATURES[CPU], NULL where cpuinfo does not say (an XML or synthetic topology,
+ * an architecture without a flags line). The records are "processor : N" followed by
+ * "flags : ..." (x86) or "Features : ..." (arm64).
+ */
+static char **cpu_features_table(const struct rm_topo *t, unsigned n)
+{
+	char **features = xcalloc(n + 1, sizeof(*features));
+	char *info, *line, *save = NULL;
+	long cpu = -1;
+
+	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
+		return features;
+	if (!(info = rm_sysfs_read(t->sysroot, "proc/cpuinfo")))
+		return features;
+	for (line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+		size_t key = colon ? (size_t)(colon - line) : 0;
+
+		while (key && (line[key - 1] == ' ' || line[key - 1] == '\t'))
+			key--;
+		if (!colon)
+			continue;
+		if (key == 9 && !strncmp(line, "processor", 9))
+			cpu = strtol(colon + 1, NULL, 10);
+		else if (cpu >= 0 && (unsigned long)cpu < n && !features[cpu] &&
+			 ((key == 5 && !strncmp(line, "flags", 5)) ||
+			  (key == 8 && !strncmp(line, "Features", 8))))
+			features[cpu] = placement_of(colon + 1);
+	}
+	free(info);
+	return features;
+}
+
 /* cpufreq's cpuinfo_WHICH_freq of CPU in MHz, else scaling_WHICH_freq; -1 without cpufreq */
 static long cpu_freq_mhz(struct rm_topo *t, unsigned cpu, const char *which)
 {
@@ -417,6 +487,7 @@ int cmd_cpus(int argc, char **argv, struct rm_common *c)
 	/* hwloc_get_pu_obj_by_os_index and rm_topo_cpu_node walk every PU and node per CPU,
 	 * which made the listing grow as the square of the CPUs: one walk for all of them */
 	hwloc_obj_t *pus = xcalloc(n + 1, sizeof(*pus)), *nodes = xcalloc(n + 1, sizeof(*nodes));
+	char **features = rm_out_shown(out, CPU_FEATURES) ? cpu_features_table(t, n) : NULL;
 
 	rm_topo_cpu_table(t, n, pus, nodes);
 	hwloc_bitmap_foreach_begin(i, f.set) {
@@ -458,8 +529,13 @@ int cmd_cpus(int argc, char **argv, struct rm_common *c)
 			out_index(out, CPU_MAXMHZ, cpu_freq_mhz(t, i, "max"));
 		if (rm_out_shown(out, CPU_MINMHZ))
 			out_index(out, CPU_MINMHZ, cpu_freq_mhz(t, i, "min"));
+		if (features)
+			rm_out_str(out, CPU_FEATURES, features[i]);
 		rm_out_end(out);
 	} hwloc_bitmap_foreach_end();
+	for (i = 0; features && i < n; i++)
+		free(features[i]);
+	free(features);
 	free(pus);
 	free(nodes);
 	listing_end(t, &f, out);
