@@ -141,7 +141,7 @@ lspci_tree() {
 	run -0 mixed list --type gpu -o device -r
 	assert_output '0000:c1:00.0'
 	run -0 mixed list --type vfio -o device,class,vendor,product -r
-	assert_output '0000:e3:00.0 0x030200 0x10de 0x2330'
+	assert_output '0000:e3:00.0 030200 10de 2330'
 	run -0 mixed show c1:00.0 -o shared_nodes,bar,memory --bytes
 	assert_output 'shared_nodes=/dev/kfd bar=34359738368 memory=68719476736'
 	run -0 mixed show e3:00.0 -o shared_nodes,iommu_group
