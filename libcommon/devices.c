@@ -27,7 +27,8 @@
 
 static const char *const type_names[RM_DEV_NTYPES] = {
 	[RM_DEV_GPU] = "gpu", [RM_DEV_NIC] = "nic", [RM_DEV_IB] = "ib", [RM_DEV_FPGA] = "fpga",
-	[RM_DEV_ACCEL] = "accel", [RM_DEV_NVME] = "nvme", [RM_DEV_OTHER] = "other",
+	[RM_DEV_ACCEL] = "accel", [RM_DEV_NVME] = "nvme",
+	[RM_DEV_VFIO] = "vfio", [RM_DEV_OTHER] = "other",
 };
 
 const char *rm_devices_type_name(enum rm_device_type type)
@@ -669,6 +670,10 @@ static int read_device(struct rm_device *d, const char *sysroot, int busfd, cons
 	if ((d->type == RM_DEV_ACCEL || d->type == RM_DEV_OTHER) &&
 	    ((d->driver && !strcmp(d->driver, "dfl-pci")) || faccessat(dfd, "fpga_region", F_OK, 0) == 0))
 		d->type = RM_DEV_FPGA;
+	/* bound to vfio-pci, the function is the guest's or a user-space driver's, whatever its
+	 * class: only its /dev/vfio group is of use on the host (class and vendor stay) */
+	if (d->driver && !strcmp(d->driver, "vfio-pci"))
+		d->type = RM_DEV_VFIO;
 	if (d->type == RM_DEV_OTHER && !(flags & RM_DEVICES_ALL)) {
 		free(d->driver);
 		d->driver = NULL;
@@ -1065,7 +1070,7 @@ enum {
 
 const struct rm_column rm_devices_columns[] = {
 	[DC_DEVICE] = { "device", RM_COL_STRING, "PCI address (domain:bus:slot.function)" },
-	[DC_TYPE] = { "type", RM_COL_STRING, "gpu, nic, ib, fpga, accel, nvme or other" },
+	[DC_TYPE] = { "type", RM_COL_STRING, "gpu, nic, ib, fpga, accel, nvme, vfio or other" },
 	[DC_NAME] = { "name", RM_COL_STRING, "type and index among its type by address (gpu0)" },
 	[DC_VENDOR] = { "vendor", RM_COL_STRING, "PCI vendor id, 4 hex digits" },
 	[DC_PRODUCT] = { "product", RM_COL_STRING, "PCI device id, 4 hex digits" },

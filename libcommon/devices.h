@@ -22,11 +22,12 @@ enum rm_device_type {
 	RM_DEV_FPGA,
 	RM_DEV_ACCEL,
 	RM_DEV_NVME,
+	RM_DEV_VFIO, /* any function bound to vfio-pci, for a guest or a user-space driver */
 	RM_DEV_OTHER,
 	RM_DEV_NTYPES
 };
 
-/* "gpu", "nic", "ib", "fpga", "accel", "nvme", "other". */
+/* "gpu", "nic", "ib", "fpga", "accel", "nvme", "vfio", "other". */
 const char *rm_devices_type_name(enum rm_device_type type);
 /* The type for NAME, or -1. */
 int rm_devices_type_parse(const char *name);

@@ -136,13 +136,18 @@ lspci_tree() {
 	assert_line '0000:af:00.0 fpga fpga0 xclmgmt 1  -'
 	assert_line '0000:c1:00.0 gpu gpu0 amdgpu 1 /dev/dri/renderD128 64GiB'
 	assert_line '0000:d8:00.0 accel accel0 habanalabs - /dev/accel/accel0 -'
-	assert_line '0000:e3:00.0 gpu gpu1 vfio-pci 1 /dev/vfio/77 -'
+	# an H100 bound to vfio-pci is a vfio device, its class and vendor those of the GPU
+	assert_line '0000:e3:00.0 vfio vfio0 vfio-pci 1 /dev/vfio/77 -'
+	run -0 mixed list --type gpu -o device -r
+	assert_output '0000:c1:00.0'
+	run -0 mixed list --type vfio -o device,class,vendor,product -r
+	assert_output '0000:e3:00.0 030200 10de 2330'
 	run -0 mixed show c1:00.0 -o shared_nodes,bar,memory --bytes
 	assert_output 'shared_nodes=/dev/kfd bar=34359738368 memory=68719476736'
 	run -0 mixed show e3:00.0 -o shared_nodes,iommu_group
 	assert_output 'shared_nodes=/dev/vfio/vfio iommu_group=77'
 	# JSON: numbers, sizes in bytes, null for unknown
-	run -0 mixed list --type accel,gpu -J -o device,numa,memory
+	run -0 mixed list --type accel,gpu,vfio -J -o device,numa,memory
 	run -0 jq -c '.devices | map([.device, .numa, .memory])' <<<"$output"
 	assert_output '[["0000:c1:00.0",1,68719476736],["0000:d8:00.0",null,null],["0000:e3:00.0",1,null]]'
 }

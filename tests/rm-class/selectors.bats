@@ -34,9 +34,9 @@ check_table() {
 @test "selectors: each operator and type on the rm-devices fixtures" {
 	check_table "$FX/all.records" 40 <<'EOF'
 # strings: ==, !=, <, in; globs
-type == "gpu" => 1a:00.0 1b:00.0 3d:00.0 3e:00.0 9a:00.0 9b:00.0 ba:00.0 bb:00.0 c1:00.0 e3:00.0
+type == "gpu" => 1a:00.0 1b:00.0 3d:00.0 3e:00.0 9a:00.0 9b:00.0 ba:00.0 bb:00.0 c1:00.0
 type == "GPU" => -
-type != "gpu" and type != "nic" => 01:00.0 1c:00.0 3f:00.0 9c:00.0 bc:00.0 af:00.0 d8:00.0
+type != "gpu" and type != "nic" => 01:00.0 1c:00.0 3f:00.0 9c:00.0 bc:00.0 af:00.0 d8:00.0 e3:00.0
 type < "gpu" and type != "accel" => af:00.0
 type in ["fpga", "accel", "nvme"] => 01:00.0 af:00.0 d8:00.0
 driver ~ "mlx5*" => 1c:00.0 3f:00.0 9c:00.0 bc:00.0 5e:00.0
@@ -87,8 +87,8 @@ not no_such_field == "x" and type == "fpga" => af:00.0
 # precedence: not, then and, then or; parentheses
 type == "accel" or type == "fpga" and numa == 1 => af:00.0 d8:00.0
 (type == "accel" or type == "fpga") and numa == 1 => af:00.0
-not type == "gpu" and numa == 1 => 9c:00.0 bc:00.0 af:00.0
-not (type == "gpu" and numa == 1) and vendor == 0x10de => 1a:00.0 1b:00.0 3d:00.0 3e:00.0
+not type == "gpu" and numa == 1 => 9c:00.0 bc:00.0 af:00.0 e3:00.0
+not (type == "gpu" and numa == 1) and vendor == 0x10de => 1a:00.0 1b:00.0 3d:00.0 3e:00.0 e3:00.0
 type == "ib" and ib_state == "active" and link_layer == "infiniband" or type == "nic" and has(rdma) => 1c:00.0 3f:00.0 9c:00.0 bc:00.0 5e:00.0
 EOF
 }

@@ -45,6 +45,7 @@ sys.exit(1 if errors else 0)' "$SCHEMA"
 	# the mixed machine's GPUs (an AMD one, one on vfio-pci) and its FPGA
 	run -0 cdi_valid < <(mixed export cdi)
 	run -0 cdi_valid < <(mixed export cdi --type fpga --vendor-domain example.com)
+	run -0 cdi_valid < <(mixed export cdi --type vfio)
 }
 
 @test "export cdi: one device per GPU with its nodes, its PCI address and NUMA node" {
@@ -60,10 +61,12 @@ sys.exit(1 if errors else 0)' "$SCHEMA"
 		idx=$((idx + 1))
 	done < <(gpu list --type gpu -o device,numa,dev_nodes -r)
 	[ "$idx" -eq 8 ]
-	# the AMD GPU's /dev/kfd and vfio's container node go with their own device only, not with
-	# every device of the spec; no NUMA node is "-"
-	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi | jq -c '[.containerEdits, .devices[].containerEdits.deviceNodes]'"
-	assert_output '[null,[{"path":"/dev/dri/renderD128"},{"path":"/dev/kfd"}],[{"path":"/dev/vfio/77"},{"path":"/dev/vfio/vfio"}]]'
+	# the H100 on vfio-pci is no GPU of the host but a vfio device of its own kind: the AMD GPU,
+	# alone in its spec, has its /dev/kfd in the spec's edits; /dev/vfio/vfio likewise
+	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi | jq -c '[.kind, .containerEdits, .devices[].containerEdits.deviceNodes]'"
+	assert_output '["rmtools.io/gpu",{"deviceNodes":[{"path":"/dev/kfd"}]},[{"path":"/dev/dri/renderD128"}]]'
+	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi --type vfio | jq -c '[.kind, .containerEdits, .devices[].name, .devices[].containerEdits.deviceNodes]'"
+	assert_output '["rmtools.io/vfio",{"deviceNodes":[{"path":"/dev/vfio/vfio"}]},"vfio0",[{"path":"/dev/vfio/77"}]]'
 	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi --type accel | jq -c '.devices[0].containerEdits.env'"
 	assert_output '["RM_DEVICE_ACCEL0_PCI=0000:d8:00.0","RM_DEVICE_ACCEL0_NUMA=-"]'
 	run -3 bash -c "rm-devices --sysroot '$MIXED' export cdi --type ib --vendor-domain example.com 2>&1"

@@ -41,7 +41,7 @@ struct alloc_args {
 };
 
 static const struct argp_option alloc_options[] = {
-	{ "type", OPT_TYPE, "TYPE", 0, "the device type: gpu, nic, ib, fpga, accel, nvme", 0 },
+	{ "type", OPT_TYPE, "TYPE", 0, "the device type: gpu, nic, ib, fpga, accel, nvme, vfio", 0 },
 	{ "class", OPT_CLASS, "CLASS", 0, "devices of an rm-class resource class instead", 0 },
 	{ "count", OPT_COUNT, "N", 0, "the number of devices", 0 },
 	{ "owner", OPT_OWNER, "NAME", 0, "the owner's name: letters, digits, _ . -", 0 },
@@ -81,7 +81,7 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_TYPE:
 		if ((v = rm_devices_type_parse(arg)) < 0 || v == RM_DEV_OTHER)
-			argp_error(state, "unknown device type: '%s' (gpu, nic, ib, fpga, accel, nvme)",
+			argp_error(state, "unknown device type: '%s' (gpu, nic, ib, fpga, accel, nvme, vfio)",
 				   arg);
 		a->type = v;
 		break;

@@ -26,7 +26,7 @@ enum { OPT_TYPE = 0x200, OPT_VENDOR, OPT_NODE, OPT_ALL };
 
 static const struct argp_option filter_options[] = {
 	{ "type", OPT_TYPE, "TYPE", 0,
-	  "only devices of these types (gpu, nic, ib, fpga, accel, nvme, other; a comma list)", 0 },
+	  "only devices of these types (gpu, nic, ib, fpga, accel, nvme, vfio, other; a comma list)", 0 },
 	{ "vendor", OPT_VENDOR, "ID", 0, "only devices of this PCI vendor id (10de, 0x15b3)", 0 },
 	{ "node", OPT_NODE, "SET", 0, "only devices on these NUMA nodes", 0 },
 	{ "all", OPT_ALL, NULL, 0, "every PCI function, bridges and the like included", 0 },
@@ -70,7 +70,7 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_TYPE:
 		if (parse_types(arg, f->types, &bad, &badlen) < 0)
-			argp_error(state, "unknown device type: '%.*s' (gpu, nic, ib, fpga, accel, nvme, "
+			argp_error(state, "unknown device type: '%.*s' (gpu, nic, ib, fpga, accel, nvme, vfio, "
 				   "other)", (int)badlen, bad);
 		f->any_type = true;
 		break;

@@ -100,7 +100,7 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_TYPE:
 		if (parse_types(arg, e->types, &bad, &badlen) < 0)
-			argp_error(state, "unknown device type: '%.*s' (gpu, nic, ib, fpga, accel, nvme, "
+			argp_error(state, "unknown device type: '%.*s' (gpu, nic, ib, fpga, accel, nvme, vfio, "
 				   "other)", (int)badlen, bad);
 		e->any_type = true;
 		break;

@@ -168,7 +168,7 @@ static unsigned number(hwloc_obj_t o)
 static const char *const device_kind[RM_DEV_NTYPES] = {
 	[RM_DEV_GPU] = "GPU",     [RM_DEV_NIC] = "NIC",   [RM_DEV_IB] = "IB",
 	[RM_DEV_FPGA] = "FPGA",   [RM_DEV_ACCEL] = "Accel", [RM_DEV_NVME] = "NVMe",
-	[RM_DEV_OTHER] = "PCI",
+	[RM_DEV_VFIO] = "VFIO",   [RM_DEV_OTHER] = "PCI",
 };
 
 /* "NVMe 0000:41:00.0 nvme0n1": the type, the address, the names people use (interfaces, RDMA
