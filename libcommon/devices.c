@@ -579,6 +579,7 @@ static void read_nodes(struct rm_device *d, const char *sysroot, int dfd,
 		add_node(&d->shared, &d->nshared, 'c', xstrdup("/dev/nvidia-uvm-tools"), NULL,
 			 *uvm_major, *uvm_major >= 0 ? 1 : -1);
 	}
+	read_class_nodes(d, dfd, e, rel, "drm", "card", "dri/");
 	read_class_nodes(d, dfd, e, rel, "drm", "renderD", "dri/");
 	read_class_nodes(d, dfd, e, rel, "accel", "accel", "accel/");
 	read_class_nodes(d, dfd, e, rel, "infiniband_verbs", "uverbs", "infiniband/");

@@ -134,7 +134,7 @@ lspci_tree() {
 @test "list: an FPGA, an AMD GPU with its render node and memory, a device without NUMA node" {
 	run -0 mixed list -o device,type,name,driver,numa,dev_nodes,memory -r
 	assert_line '0000:af:00.0 fpga fpga0 xclmgmt 1  -'
-	assert_line '0000:c1:00.0 gpu gpu0 amdgpu 1 /dev/dri/renderD128 64GiB'
+	assert_line '0000:c1:00.0 gpu gpu0 amdgpu 1 /dev/dri/card1,/dev/dri/renderD128 64GiB'
 	assert_line '0000:d8:00.0 accel accel0 habanalabs - /dev/accel/accel0 -'
 	# an H100 bound to vfio-pci is a vfio device, its class and vendor those of the GPU
 	assert_line '0000:e3:00.0 vfio vfio0 vfio-pci 1 /dev/vfio/77 -'

@@ -64,7 +64,7 @@ sys.exit(1 if errors else 0)' "$SCHEMA"
 	# the H100 on vfio-pci is no GPU of the host but a vfio device of its own kind: the AMD GPU,
 	# alone in its spec, has its /dev/kfd in the spec's edits; /dev/vfio/vfio likewise
 	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi | jq -c '[.kind, .containerEdits, .devices[].containerEdits.deviceNodes]'"
-	assert_output '["rmtools.io/gpu",{"deviceNodes":[{"path":"/dev/kfd"}]},[{"path":"/dev/dri/renderD128"}]]'
+	assert_output '["rmtools.io/gpu",{"deviceNodes":[{"path":"/dev/kfd"}]},[{"path":"/dev/dri/card1"},{"path":"/dev/dri/renderD128"}]]'
 	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi --type vfio | jq -c '[.kind, .containerEdits, .devices[].name, .devices[].containerEdits.deviceNodes]'"
 	assert_output '["rmtools.io/vfio",{"deviceNodes":[{"path":"/dev/vfio/vfio"}]},"vfio0",[{"path":"/dev/vfio/77"}]]'
 	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi --type accel | jq -c '.devices[0].containerEdits.env'"

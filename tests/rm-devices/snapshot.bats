@@ -95,7 +95,7 @@ files_read() {
 	for t in gpu:8 ib:4 nvme:1; do
 		rm-devices --sysroot "$GPU" alloc --type "${t%:*}" --count "${t#*:}" --owner x >/dev/null
 	done
-	for t in gpu:2 nic:2 fpga:1 accel:1; do
+	for t in gpu:1 vfio:1 nic:2 fpga:1 accel:1; do
 		rm-devices --sysroot "$MIXED" alloc --type "${t%:*}" --count "${t#*:}" --owner y >/dev/null
 	done
 	for tree in "$GPU" "$MIXED"; do
