@@ -163,6 +163,7 @@ static int parse_cpuset(struct rm_owner_state *os, const struct check *c,
 		    get_number(c, r, "start", true, &num) || get_number(c, r, "created", false, &num))
 			goto out;
 		o->pid = (long)pid;
+		o->resctrl = rm_record_get(r, "l3_ways") != NULL;
 		for (size_t j = 0; j + 1 < os->nowners; j++) {
 			const struct rm_cpuset_owner *p = &os->owners[j];
 
@@ -275,13 +276,15 @@ void rm_owner_state_free(struct rm_owner_state *os)
 	memset(os, 0, sizeof(*os));
 }
 
-int rm_owner_cpus(const char *owner, hwloc_bitmap_t cpus, char **errmsg)
+int rm_owner_cpus(const char *owner, hwloc_bitmap_t cpus, bool *resctrl, char **errmsg)
 {
 	struct rm_owner_state os;
 	struct rm_state st;
 	int rc = 0;
 
 	hwloc_bitmap_zero(cpus);
+	if (resctrl)
+		*resctrl = false;
 	if (rm_state_open(&st, RM_OWNER_STATE_CPUSET, RM_STATE_READ, errmsg) < 0) {
 		rm_state_close(&st);
 		return -1;
@@ -294,6 +297,8 @@ int rm_owner_cpus(const char *owner, hwloc_bitmap_t cpus, char **errmsg)
 	for (size_t i = 0; i < os.nowners && !rc; i++)
 		if (!strcmp(os.owners[i].name, owner)) {
 			hwloc_bitmap_copy(cpus, os.owners[i].cpus);
+			if (resctrl)
+				*resctrl = os.owners[i].resctrl;
 			rc = 1;
 		}
 	rm_owner_state_free(&os);

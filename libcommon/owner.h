@@ -24,6 +24,7 @@ struct rm_cpuset_owner {
 	unsigned line;    /* its line in the state file */
 	hwloc_bitmap_t cpus, mems, add_mems; /* mems and add_mems empty when not recorded */
 	bool isolate;
+	bool resctrl;     /* it has a resctrl group, RM_RESCTRL_PREFIX NAME (l3_ways= recorded) */
 	long pid;         /* the rm-cpuset run process that holds it, 0 for none */
 };
 
@@ -60,10 +61,10 @@ int rm_owner_state_parse(struct rm_owner_state *os, const char *name, unsigned v
 void rm_owner_state_free(struct rm_owner_state *os);
 
 /*
- * OWNER's CPUs in rm-cpuset's state, read with the state module (shared lock, checked).
- * Returns 1 (CPUS set), 0 when OWNER holds none (CPUS empty), -1 with *ERRMSG when the state
- * cannot be read.
+ * OWNER's CPUs in rm-cpuset's state, read with the state module (shared lock, checked), and in
+ * *RESCTRL (may be NULL) whether it has a resctrl group. Returns 1 (CPUS set), 0 when OWNER holds
+ * none (CPUS empty, *RESCTRL false), -1 with *ERRMSG when the state cannot be read.
  */
-int rm_owner_cpus(const char *owner, hwloc_bitmap_t cpus, char **errmsg);
+int rm_owner_cpus(const char *owner, hwloc_bitmap_t cpus, bool *resctrl, char **errmsg);
 
 #endif

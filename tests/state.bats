@@ -411,10 +411,13 @@ refused() {
 	assert_output ''
 	raw cpuset <<-'EOF'
 	owner=web cpus=0-3,8 mems=0
-	owner=db cpus=4 mems=0
+	owner=db cpus=4 mems=0 l3_ways=- l3_exclusive=no l3_masks=- mem_bandwidth=50% mb=0:50
 	EOF
 	run -0 "$ts" owner-cpus web
 	assert_output 0-3,8
+	# an owner with L3 ways or a bandwidth limit has a resctrl group
+	run -0 "$ts" owner-cpus db
+	assert_output '4 resctrl'
 	run -3 "$ts" owner-cpus cache
 	raw cpuset <<<'owner=web cpus=0 pid=x'
 	run -1 "$ts" owner-cpus web

@@ -98,6 +98,51 @@ cdi_valid_upstream() {
 	run -1 cdi_valid_upstream < <(gpu export cdi | jq '.devices[0].containerEdits.deviceNodes[0].path = 1')
 }
 
+@test "export cdi: an owner is a device of the spec with its devices and its resctrl group (CDI 0.7.0 intelRdt)" {
+	local spec
+	run -0 gpu alloc --type gpu --count 2 --owner train
+	run -0 gpu alloc --type gpu --count 1 --owner infer
+	# rm-cpuset gave train L3 ways: its owner record has a resctrl group
+	"$RM_BUILDDIR/tests/unit/test-state" raw cpuset <<-'EOF'
+	owner=train cpus=0-3 mems=0 l3_ways=4 l3_exclusive=yes l3_masks=0:f00 mem_bandwidth=- mb=-
+	owner=infer cpus=4-5 mems=0
+	EOF
+	spec=$(gpu export cdi)
+	run -0 cdi_valid <<<"$spec"
+	cdi_valid_upstream <<<"$spec"
+	run -0 jq -r '.cdiVersion, (.devices | length), (.devices[8:] | map(.name) | join(","))' <<<"$spec"
+	assert_output "$(printf '%s\n' 0.7.0 10 infer,train)"
+	# train's device: both its GPUs' nodes and variables, and its group to join
+	run -0 jq -c '.devices[] | select(.name == "train") | .containerEdits.intelRdt' <<<"$spec"
+	assert_output '{"closID":"rmtools.train"}'
+	run -0 gpu list-allocations -o device -r train
+	assert_equal "${#lines[@]}" 2
+	local want=""
+	for a in "${lines[@]}"; do
+		want+=$(jq -r --arg a "$a" '.devices[:8][] | select(.containerEdits.env[0] == "RM_DEVICE_\(.name | ascii_upcase)_PCI=\($a)") | .containerEdits.deviceNodes[].path, .containerEdits.env[]' <<<"$spec")$'\n'
+	done
+	run -0 jq -r '.devices[] | select(.name == "train") | .containerEdits.deviceNodes[].path, .containerEdits.env[]' <<<"$spec"
+	assert_equal "$(sort <<<"$output")" "$(sort <<<"${want%$'\n'}")"
+	# infer has no group: no intelRdt
+	run -0 jq -c '.devices[] | select(.name == "infer") | .containerEdits | has("intelRdt"), (.env | length)' <<<"$spec"
+	assert_output "$(printf '%s\n' false 2)"
+	# without any group the spec needs no 0.7.0
+	"$RM_BUILDDIR/tests/unit/test-state" raw cpuset </dev/null
+	run -0 bash -c "rm-devices --sysroot '$GPU' export cdi | jq -r .cdiVersion"
+	assert_output 0.3.0
+	# an owner named like a device of the spec would clash: left out, with a warning
+	run -0 gpu release infer
+	run -0 gpu alloc --type gpu --count 1 --owner gpu7
+	run -0 --separate-stderr gpu export cdi
+	assert_equal "$stderr" "rm-devices: owner 'gpu7' is named like a device of the spec; not in the spec"
+	run -0 jq -r '.devices[8:] | map(.name) | join(",")' <<<"$output"
+	assert_output train
+	# a corrupt rm-cpuset state fails the export: the spec would lack train's group
+	echo junk >>"$RM_STATE_DIR/cpuset.state"
+	run -1 gpu export cdi
+	assert_output --partial "corrupt state file '$RM_STATE_DIR/cpuset.state'"
+}
+
 @test "export cdi: --vendor-domain names the kind; --output writes the file atomically" {
 	local out=$BATS_TEST_TMPDIR/cdi/rmtools-gpu.json
 	mkdir "$BATS_TEST_TMPDIR/cdi"

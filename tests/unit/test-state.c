@@ -48,7 +48,8 @@ static int write_raw(const char *dir, const char *name)
  * test-state NAME count
  * test-state valid NAME                        (exit 0 when a valid user-given name)
  * test-state raw NAME <RECORDS                  (a whole state file with these records, unchecked)
- * test-state owner-cpus OWNER                   (rm_owner_cpus: its CPUs; exit 3 when none)
+ * test-state owner-cpus OWNER                   (rm_owner_cpus: its CPUs, and " resctrl" when it
+ *                                                has a resctrl group; exit 3 when none)
  * test-state replace PATH TEXT                  (rm_atomic_write)
  * test-state replace-at DIR NAME TMP TEXT       (rm_atomic_openat with the temporary TMP) */
 int main(int argc, char **argv)
@@ -64,16 +65,17 @@ int main(int argc, char **argv)
 		return write_raw(rm_state_dir(), argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "owner-cpus")) {
 		hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+		bool resctrl;
 		char *list;
 
-		if ((rc = rm_owner_cpus(argv[2], cpus, &msg)) < 0) {
+		if ((rc = rm_owner_cpus(argv[2], cpus, &resctrl, &msg)) < 0) {
 			fprintf(stderr, "test-state: %s\n", msg);
 			free(msg);
 			hwloc_bitmap_free(cpus);
 			return RM_EXIT_FAILURE;
 		}
 		list = rm_cpulist_format(cpus);
-		puts(list);
+		printf("%s%s\n", list, resctrl ? " resctrl" : "");
 		free(list);
 		hwloc_bitmap_free(cpus);
 		return rc ? 0 : RM_EXIT_NORESOURCE;

@@ -150,7 +150,7 @@ static void owner_cpu_nodes(struct rm_topo *t, const char *owner, hwloc_bitmap_t
 	int rc;
 
 	hwloc_bitmap_zero(nodes);
-	if ((rc = rm_owner_cpus(owner, cpus, &msg)) < 0) {
+	if ((rc = rm_owner_cpus(owner, cpus, NULL, &msg)) < 0) {
 		rm_warnx("%s; no NUMA preference from the owner's CPUs", msg);
 		free(msg);
 	} else if (rc) {

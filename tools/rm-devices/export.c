@@ -13,6 +13,8 @@
 
 #include "atomicfile.h"
 #include "cpulist.h"
+#include "owner.h"
+#include "resctrl.h"
 #include "exitcodes.h"
 #include "rm-devices.h"
 #include "slurm.h"
@@ -168,11 +170,11 @@ static void json_nodes(FILE *f, const struct rm_devnode *const *nodes, size_t n,
 
 /*
  * The lowest cdiVersion that has every feature the spec uses (SPEC.md's version ladder):
- * 0.5.0 for names starting with a digit, 0.6.0 for dots in the class, 1.1.0 for netDevices.
- * The rest written here (deviceNodes with a path, env) is 0.3.0. Runtimes refuse a version they
- * do not know, so the lowest one that fits reaches the most of them.
+ * 0.5.0 for names starting with a digit, 0.6.0 for dots in the class, 0.7.0 for intelRdt,
+ * 1.1.0 for netDevices. The rest written here (deviceNodes with a path, env) is 0.3.0. Runtimes
+ * refuse a version they do not know, so the lowest one that fits reaches the most of them.
  */
-static const char *cdi_version(const char *cls, const char *const *names, size_t n, bool net)
+static const char *cdi_version(const char *cls, char *const *names, size_t n, bool rdt, bool net)
 {
 	const char *v = "0.3.0";
 
@@ -181,6 +183,8 @@ static const char *cdi_version(const char *cls, const char *const *names, size_t
 			v = "0.5.0";
 	if (strchr(cls, '.'))
 		v = "0.6.0";
+	if (rdt)
+		v = "0.7.0";
 	if (net)
 		v = "1.1.0";
 	return v;
@@ -206,22 +210,167 @@ static bool needs_shared(const struct rm_device *d, const char *path)
 	return false;
 }
 
-/* "netDevices": one entry per network interface of D (NETDEVS, a comma list), under its name. */
-static void json_netdevs(FILE *f, const char *netdevs, const char *indent)
+/* Whether NODES[0..N) has a node at PATH. */
+static bool has_node(const struct rm_devnode *const *nodes, size_t n, const char *path)
 {
-	char *list = xstrdup(netdevs), *save = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(nodes[i]->path, path))
+			return true;
+	return false;
+}
+
+/* "netDevices": one entry per network interface of DEVS (each a comma list), under its name. */
+static void json_netdevs(FILE *f, struct rm_device *const *devs, size_t ndevs, const char *indent)
+{
 	size_t i = 0;
 
 	fputs("\"netDevices\": [", f);
-	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		fprintf(f, "%s\n%s  {\"hostInterfaceName\": ", i++ ? "," : "", indent);
-		json_string(f, name);
-		fputs(", \"name\": ", f);
-		json_string(f, name);
-		putc('}', f);
+	for (size_t k = 0; k < ndevs; k++) {
+		char *list = xstrdup(devs[k]->netdevs ? devs[k]->netdevs : ""), *save = NULL;
+
+		for (char *name = strtok_r(list, ",", &save); name;
+		     name = strtok_r(NULL, ",", &save)) {
+			fprintf(f, "%s\n%s  {\"hostInterfaceName\": ", i++ ? "," : "", indent);
+			json_string(f, name);
+			fputs(", \"name\": ", f);
+			json_string(f, name);
+			putc('}', f);
+		}
+		free(list);
 	}
 	fprintf(f, "\n%s]", indent);
-	free(list);
+}
+
+/*
+ * One device of the spec named NAME, with the containerEdits DEVS[0..N) need: their own nodes and
+ * the shared ones not in the spec's COMMON, their network interfaces, variables naming each by
+ * its name in NAMES (CDI sets variables by name, so two devices' would clash), and with RDT the
+ * resctrl group the container joins.
+ */
+static void json_cdi_device(FILE *f, const char *name, struct rm_device *const *devs,
+			    char *const *names, size_t n, const struct rm_devnode *const *common,
+			    size_t ncommon, const char *rdt)
+{
+	const struct rm_devnode **own = NULL;
+	size_t nown = 0;
+	bool net = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rm_device *d = devs[i];
+
+		own = xrealloc(own, (nown + d->nnodes + d->nshared + 1) * sizeof(*own));
+		for (size_t k = 0; k < d->nnodes; k++)
+			own[nown++] = &d->nodes[k];
+		for (size_t k = 0; k < d->nshared; k++)
+			if (!has_node(common, ncommon, d->shared[k].path) &&
+			    !has_node(own, nown, d->shared[k].path))
+				own[nown++] = &d->shared[k];
+		net |= d->netdevs && *d->netdevs;
+	}
+	fputs("\n    {\n      \"name\": ", f);
+	json_string(f, name);
+	fputs(",\n      \"containerEdits\": {\n        ", f);
+	if (nown) {
+		json_nodes(f, own, nown, "        ");
+		fputs(",\n        ", f);
+	}
+	if (net) {
+		json_netdevs(f, devs, n, "        ");
+		fputs(",\n        ", f);
+	}
+	if (rdt) {
+		fputs("\"intelRdt\": {\"closID\": ", f);
+		json_string(f, rdt);
+		fputs("},\n        ", f);
+	}
+	fputs("\"env\": [", f);
+	for (size_t i = 0; i < n; i++) {
+		char *up = xstrdup(names[i]), *env;
+
+		for (char *p = up; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
+		env = xasprintf("RM_DEVICE_%s_PCI=%s", up, devs[i]->addr);
+		fprintf(f, "%s\n          ", i ? "," : "");
+		json_string(f, env);
+		free(env);
+		if (devs[i]->numa >= 0)
+			env = xasprintf("RM_DEVICE_%s_NUMA=%d", up, devs[i]->numa);
+		else
+			env = xasprintf("RM_DEVICE_%s_NUMA=-", up);
+		fputs(",\n          ", f);
+		json_string(f, env);
+		free(env);
+		free(up);
+	}
+	fputs("\n        ]\n      }\n    }", f);
+	free(own);
+}
+
+/* An owner of devices of the spec: its name, its devices and their names, its resctrl group. */
+struct cdi_owner {
+	char *name, *rdt;
+	struct rm_device **devs;
+	char **names;
+	size_t n;
+};
+
+static int owner_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cdi_owner *)a)->name, ((const struct cdi_owner *)b)->name);
+}
+
+/*
+ * The owners of X's devices in rm-devices' state, by name, each with its devices (NAMES are the
+ * devices' names in the spec) and the resctrl group rm-cpuset keeps for it (rm_owner_cpus). An
+ * owner named like a device of the spec is left out with a warning: the names would clash.
+ * Exits 1 when rm-cpuset's state cannot be read: the spec would lack the owner's group.
+ */
+static struct cdi_owner *cdi_owners(const struct export *x, char *const *names, size_t *nowners)
+{
+	struct cdi_owner *own = xcalloc(x->n + 1, sizeof(*own));
+	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+	struct rm_state st;
+	size_t n = 0;
+
+	dstate_open(&st, false);
+	for (size_t i = 0; i < x->n; i++) {
+		long r = rm_state_find(&st, "device", x->sel[i]->addr);
+		const char *name = r < 0 ? NULL : rm_record_get(&st.records[r], "owner");
+		size_t k = 0;
+
+		if (!name)
+			continue;
+		while (k < n && strcmp(own[k].name, name))
+			k++;
+		if (k == n) {
+			own[n].name = xstrdup(name);
+			own[n].devs = xcalloc(x->n, sizeof(*own[n].devs));
+			own[n].names = xcalloc(x->n, sizeof(*own[n].names));
+			n++;
+		}
+		own[k].devs[own[k].n] = x->sel[i];
+		own[k].names[own[k].n++] = names[i];
+	}
+	rm_state_close(&st);
+	for (size_t k = 0; k < n; k++) {
+		char *msg = NULL;
+		bool rdt;
+
+		for (size_t i = 0; i < x->n; i++)
+			if (!strcmp(names[i], own[k].name)) {
+				rm_warnx("owner '%s' is named like a device of the spec; not in the spec",
+					 own[k].name);
+				own[k].n = 0;
+			}
+		if (rm_owner_cpus(own[k].name, cpus, &rdt, &msg) < 0)
+			rm_err(RM_EXIT_FAILURE, "%s", msg);
+		if (rdt)
+			own[k].rdt = xasprintf("%s%s", RM_RESCTRL_PREFIX, own[k].name);
+	}
+	hwloc_bitmap_free(cpus);
+	qsort(own, n, sizeof(*own), owner_cmp);
+	*nowners = n;
+	return own;
 }
 
 /*
@@ -229,34 +378,46 @@ static void json_netdevs(FILE *f, const char *netdevs, const char *indent)
  * NVIDIA GPUs); a device's own containerEdits its nodes and the driver nodes only it and some
  * others need (/dev/kfd for an AMD GPU, /dev/vfio/vfio for a vfio-bound one), so that a device
  * requested alone gets no other driver's node. NICs and HCAs move their interfaces into the
- * container with netDevices.
+ * container with netDevices. Each owner of devices of the spec is a device too, named by the
+ * owner: all its devices, and the owner's resctrl group (rm-cpuset --l3-ways, --mem-bandwidth)
+ * for the container to join, so that a container started for the owner gets what it holds.
  */
 static void write_cdi(FILE *f, const struct export *x)
 {
 	const char *cls = rm_devices_type_name(x->type);
 	const struct rm_devnode **common = xcalloc(1, sizeof(*common));
-	char **names = xcalloc(x->n + 1, sizeof(*names));
-	size_t ncommon = 0;
-	bool net = false;
+	char **names = xcalloc(x->n + 1, sizeof(*names)), **all;
+	struct cdi_owner *owners;
+	size_t ncommon = 0, nowners, nall;
+	bool net = false, rdt = false;
 
 	for (size_t i = 0; i < x->n; i++) {
 		names[i] = rm_devices_name(x->sel[i]);
 		net |= x->sel[i]->netdevs && *x->sel[i]->netdevs;
 	}
+	owners = cdi_owners(x, names, &nowners);
+	all = xcalloc(x->n + nowners + 1, sizeof(*all));
+	memcpy(all, names, x->n * sizeof(*all));
+	nall = x->n;
+	for (size_t k = 0; k < nowners; k++)
+		if (owners[k].n) {
+			all[nall++] = owners[k].name;
+			rdt |= owners[k].rdt != NULL;
+		}
 	/* the first device's shared nodes that every device needs */
 	for (size_t k = 0; x->n && k < x->sel[0]->nshared; k++) {
 		const struct rm_devnode *s = &x->sel[0]->shared[k];
-		bool all = true;
+		bool every = true;
 
-		for (size_t i = 1; i < x->n && all; i++)
-			all = needs_shared(x->sel[i], s->path);
-		if (!all)
+		for (size_t i = 1; i < x->n && every; i++)
+			every = needs_shared(x->sel[i], s->path);
+		if (!every)
 			continue;
 		common = xrealloc(common, (ncommon + 1) * sizeof(*common));
 		common[ncommon++] = s;
 	}
 	fprintf(f, "{\n  \"cdiVersion\": \"%s\",\n  \"kind\": ",
-		cdi_version(cls, (const char *const *)names, x->n, net));
+		cdi_version(cls, all, nall, rdt, net));
 	{
 		char *kind = xasprintf("%s/%s", x->e->domain ? x->e->domain : RM_DEVICES_VENDOR_DEFAULT,
 				       cls);
@@ -270,54 +431,27 @@ static void write_cdi(FILE *f, const struct export *x)
 	}
 	fputs(",\n  \"devices\": [", f);
 	for (size_t i = 0; i < x->n; i++) {
-		const struct rm_device *d = x->sel[i];
-		const struct rm_devnode **own = xcalloc(d->nnodes + d->nshared + 1, sizeof(*own));
-		char *up = xstrdup(names[i]), *env;
-		size_t nown = 0;
-
-		for (size_t k = 0; k < d->nnodes; k++)
-			own[nown++] = &d->nodes[k];
-		for (size_t k = 0; k < d->nshared; k++) {
-			bool in_common = false;
-
-			for (size_t j = 0; j < ncommon && !in_common; j++)
-				in_common = !strcmp(common[j]->path, d->shared[k].path);
-			if (!in_common)
-				own[nown++] = &d->shared[k];
+		if (i)
+			putc(',', f);
+		json_cdi_device(f, names[i], &x->sel[i], &names[i], 1, common, ncommon, NULL);
+	}
+	for (size_t k = 0; k < nowners; k++) {
+		if (owners[k].n) {
+			putc(',', f);
+			json_cdi_device(f, owners[k].name, owners[k].devs, owners[k].names,
+					owners[k].n, common, ncommon, owners[k].rdt);
 		}
-		for (char *p = up; *p; p++)
-			*p = (char)toupper((unsigned char)*p);
-		fprintf(f, "%s\n    {\n      \"name\": ", i ? "," : "");
-		json_string(f, names[i]);
-		fputs(",\n      \"containerEdits\": {\n        ", f);
-		if (nown) {
-			json_nodes(f, own, nown, "        ");
-			fputs(",\n        ", f);
-		}
-		if (d->netdevs && *d->netdevs) {
-			json_netdevs(f, d->netdevs, "        ");
-			fputs(",\n        ", f);
-		}
-		/* one name per device: CDI sets variables by name, so two devices' would clash */
-		fputs("\"env\": [\n          ", f);
-		env = xasprintf("RM_DEVICE_%s_PCI=%s", up, d->addr);
-		json_string(f, env);
-		free(env);
-		fputs(",\n          ", f);
-		if (d->numa >= 0)
-			env = xasprintf("RM_DEVICE_%s_NUMA=%d", up, d->numa);
-		else
-			env = xasprintf("RM_DEVICE_%s_NUMA=-", up);
-		json_string(f, env);
-		free(env);
-		fputs("\n        ]\n      }\n    }", f);
-		free(own);
-		free(up);
+		free(owners[k].name);
+		free(owners[k].rdt);
+		free(owners[k].devs);
+		free(owners[k].names);
 	}
 	fputs("\n  ]\n}\n", f);
 	for (size_t i = 0; i < x->n; i++)
 		free(names[i]);
 	free(names);
+	free(all);
+	free(owners);
 	free(common);
 }
 
