@@ -247,3 +247,39 @@ start_v2() {
 	assert_output 1,3
 	run -0 rm-cpuset --sysroot "$s" release --all
 }
+
+# numastat -p PID...'s Total row: the MB on each node, then the total.
+numastat_totals() {
+	numastat -p "$@" | awk '$1 == "Total" { $1 = ""; print substr($0, 2) }'
+}
+
+# The largest VmRSS, in KiB, of the processes of the cgroup DIR.
+largest_rss() {
+	local p
+	for p in $(cat "$1/cgroup.procs"); do awk '/^VmRSS/ { print $2 }' "/proc/$p/status" 2>/dev/null; done |
+		sort -n | tail -n 1
+}
+
+@test "v1: show --memory: an owner's memory per node, from its processes' numa_maps, equals numastat -p" {
+	require_v1
+	command -v numastat >/dev/null || fail "numastat is missing (apt-get install numactl)"
+	local ours theirs
+	run -0 rm-cpuset alloc --count 1 --owner mem
+	# 48 MiB touched, then asleep: its memory does not change while both read it
+	rm-cpuset run --owner mem -- python3 -c 'import time; b = b"\1" * (48 << 20); time.sleep(60)' 3>&- 9>&- &
+	SLEEPS+=($!)
+	for _ in $(seq 100); do [ "$(largest_rss "$V1/mem")" -gt 49152 ] && break; sleep 0.1; done
+	SLEEPS+=($(cat "$V1/mem/cgroup.procs"))
+	# the v1 memory hierarchy has no cgroup of the owner: its processes' numa_maps are read
+	run -0 rm-cpuset show --memory -o owner,node,total,anon,kernel,allowed,source
+	assert_output --regexp "^owner=mem node=0 total=[0-9.]+[KMG]iB anon=[0-9.]+[KMG]iB kernel=- allowed=yes source=numa_maps$"
+	run -0 rm-cpuset show --memory --json
+	ours=$(jq -r '[.memory[] | select(.owner == "mem") | .total / 1048576] | (. + [add]) | map(tostring) | join(" ")' <<<"$output")
+	theirs=$(numastat_totals $(cat "$V1/mem/cgroup.procs"))
+	# the same MB per node as numastat over the same processes, to its 0.01 MB (it rounds),
+	# and at least the 48 MiB touched
+	run -0 awk -v a="$ours" -v b="$theirs" 'BEGIN {
+		n = split(a, x, " "); if (n != split(b, y, " ")) exit 1
+		for (i = 1; i <= n; i++) if (x[i] - y[i] > 0.0051 || y[i] - x[i] > 0.0051) exit 1 }'
+	jq -e '[.memory[] | select(.owner == "mem") | .anon] | add >= 50331648' <<<"$output"
+}

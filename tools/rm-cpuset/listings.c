@@ -85,30 +85,57 @@ void print_pools(const struct pool *p, const struct rm_common *c, bool reserved_
 		rm_out_flush();
 }
 
-static error_t no_args_parse(int key, char *arg, struct argp_state *state)
+enum { OPT_MEMORY = 0x700 };
+
+static const struct argp_option show_options[] = {
+	{ "memory", OPT_MEMORY, NULL, 0,
+	  "each owner's memory per NUMA node instead (memory.numa_stat, else its processes' "
+	  "numa_maps)", 0 },
+	{ 0 }
+};
+
+static error_t show_parse(int key, char *arg, struct argp_state *state)
 {
-	if (key == ARGP_KEY_ARG)
+	bool *memory = state->input;
+
+	switch (key) {
+	case OPT_MEMORY:
+		*memory = true;
+		return 0;
+	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
-	return ARGP_ERR_UNKNOWN;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
 }
 
 int cmd_show(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
-		NULL, no_args_parse, NULL,
+		show_options, show_parse, NULL,
 		"Show how the CPUs are divided: one record per pool (reserved, shared, exclusive, "
 		"free), one per NUMA node with its free CPUs, then one per allocation; with "
 		"resctrl mounted, one per L3 domain and resctrl group with its ways. -o applies "
-		"to the pools.",
+		"to the pools. --memory: one record per owner and NUMA node with its memory there, "
+		"as numastat -p.",
 		NULL, NULL, NULL
 	};
 	hwloc_bitmap_t free_set, shared, set;
 	struct rm_outopts node_opts;
+	bool memory = false;
 	unsigned id;
 	struct rm_out *out;
 	struct pool p;
 
-	rm_parse_command(&argp, argc, argv, c, NULL, 0);
+	rm_parse_command(&argp, argc, argv, c, &memory, 0);
+	if (memory) {
+		list_numa_memory_columns(c);
+		pool_open(&p, c, 0);
+		print_numa_memory(&p, c);
+		pool_close(&p);
+		return RM_EXIT_SUCCESS;
+	}
 	print_pools(NULL, c, false);
 	pool_open(&p, c, 0);
 	print_pools(&p, c, false);

@@ -250,6 +250,11 @@ int pool_sync_resctrl(struct pool *p, const struct rm_record *records, size_t n,
 /* show: one record per L3 domain and resctrl group; nothing without resctrl. */
 void print_l3_ways(const struct pool *p, const struct rm_common *c);
 
+/* show --memory (numa-memory.c): one record per owner and NUMA node it has memory on or may use.
+ * The columns are checked first with list_numa_memory_columns (exits for --list-columns). */
+void print_numa_memory(struct pool *p, struct rm_common *c);
+void list_numa_memory_columns(const struct rm_common *c);
+
 /* ---- quieting the isolated owners' CPUs (noise.c) ---- */
 
 /* Whether P's cgroups come with quieting, and under which root (NULL: this machine). */
