@@ -974,7 +974,7 @@ devices_tree() {
 	bash_complete 'rm-devices list --type gpu,n'
 	assert_output "$(printf '%s\n' gpu,nic gpu,nvme)"
 	bash_complete 'rm-devices alloc --type '
-	assert_output "$(printf '%s\n' accel fpga gpu ib nic nvme)"
+	assert_output "$(printf '%s\n' accel fpga gpu ib nic nvme vfio)"
 	bash_complete 'rm-devices alloc --policy s'
 	assert_output single-numa-node
 	bash_complete 'rm-devices alloc --owner '
@@ -1022,7 +1022,7 @@ devices_tree() {
 	local all=$output
 	assert_equal "$(offered "$all" 'rm-devices ')" "$(commands rm-devices | LC_ALL=C sort)"
 	assert_equal "$(offered "$all" 'rm-devices alloc --type ')" \
-		"$(printf '%s\n' accel fpga gpu ib nic nvme)"
+		"$(printf '%s\n' accel fpga gpu ib nic nvme vfio)"
 	assert_equal "$(offered "$all" 'rm-devices list --ty')" --type
 	assert_equal "$(offered "$all" 'rm-devices release ')" "$(printf '%s\n' net.1 train)"
 	assert_equal "$(offered "$all" 'rm-devices grant ')" "$(printf '%s\n' net.1 train)"
