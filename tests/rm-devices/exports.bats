@@ -94,6 +94,11 @@ cdi_valid_upstream() {
 	done
 	run -0 gpu export cdi
 	cdi_valid_upstream <<<"$output"
+	# with an owner's device and its resctrl group (intelRdt)
+	run -0 gpu alloc --type gpu --count 2 --owner train
+	"$RM_BUILDDIR/tests/unit/test-state" raw cpuset <<<'owner=train cpus=0-3 mems=0 l3_ways=4 l3_exclusive=yes l3_masks=0:f00 mem_bandwidth=- mb=-'
+	run -0 bash -c "rm-devices --sysroot '$GPU' export cdi | jq -e '.devices[-1].containerEdits.intelRdt.closID == \"rmtools.train\"'"
+	gpu export cdi | cdi_valid_upstream
 	# the check has teeth: a path that is no string fails
 	run -1 cdi_valid_upstream < <(gpu export cdi | jq '.devices[0].containerEdits.deviceNodes[0].path = 1')
 }
@@ -109,7 +114,6 @@ cdi_valid_upstream() {
 	EOF
 	spec=$(gpu export cdi)
 	run -0 cdi_valid <<<"$spec"
-	cdi_valid_upstream <<<"$spec"
 	run -0 jq -r '.cdiVersion, (.devices | length), (.devices[8:] | map(.name) | join(","))' <<<"$spec"
 	assert_output "$(printf '%s\n' 0.7.0 10 infer,train)"
 	# train's device: both its GPUs' nodes and variables, and its group to join
