@@ -5,8 +5,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
-#include <stddef.h>
-#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +33,10 @@ static const struct rm_column mem_cols[] = {
 };
 static const char mem_defaults[] = "owner,node,total,anon,file,kernel,hugetlb,allowed";
 
-/* An owner's memory by node (kernel number), in bytes. */
+/* An owner's memory on one node, by kind, in bytes. */
+enum { KIND_ANON, KIND_FILE, KIND_KERNEL, KIND_HUGETLB, NKINDS };
 struct node_mem {
-	uint64_t anon, file, kernel, hugetlb;
+	uint64_t bytes[NKINDS];
 };
 
 /* The node's entry of M (N entries, grown to hold NODE). */
@@ -52,9 +52,9 @@ static struct node_mem *node_entry(struct node_mem **m, size_t *n, unsigned long
 	return &(*m)[node];
 }
 
-/* Add the "N0=V N1=V ..." words of LINE (after its key) to the field at OFFSET of each node's
- * entry, each V times SCALE. */
-static void add_per_node(const char *line, size_t offset, uint64_t scale, struct node_mem **m,
+/* Add the "N0=V N1=V ..." words of LINE (after its key) to KIND of each node's entry, each V
+ * times SCALE. */
+static void add_per_node(const char *line, int kind, uint64_t scale, struct node_mem **m,
 			 size_t *n)
 {
 	for (const char *p = strstr(line, " N"); p; p = strstr(p + 1, " N")) {
@@ -65,7 +65,7 @@ static void add_per_node(const char *line, size_t offset, uint64_t scale, struct
 		if (end == p + 2 || *end != '=' || node > 65535)
 			continue;
 		v = strtoull(end + 1, NULL, 10);
-		*(uint64_t *)((char *)node_entry(m, n, node) + offset) += v * scale;
+		node_entry(m, n, node)->bytes[kind] += v * scale;
 	}
 }
 
@@ -87,17 +87,17 @@ static bool read_numa_stat(const char *dir, struct node_mem **m, size_t *n)
 		return false;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		size_t klen = strcspn(line, " ");
-		size_t offset = SIZE_MAX;
+		int kind = -1;
 
 		if (klen == 4 && !strncmp(line, "anon", 4))
-			offset = offsetof(struct node_mem, anon);
+			kind = KIND_ANON;
 		else if (klen == 4 && !strncmp(line, "file", 4))
-			offset = offsetof(struct node_mem, file);
+			kind = KIND_FILE;
 		for (size_t k = 0; k < ARRAY_SIZE(kernel_keys); k++)
 			if (klen == strlen(kernel_keys[k]) && !strncmp(line, kernel_keys[k], klen))
-				offset = offsetof(struct node_mem, kernel);
-		if (offset != SIZE_MAX)
-			add_per_node(line + klen, offset, 1, m, n);
+				kind = KIND_KERNEL;
+		if (kind >= 0)
+			add_per_node(line + klen, kind, 1, m, n);
 	}
 	free(text);
 	/* hugetlb.2MB.numa_stat, hugetlb.1GB.numa_stat: the pages in use, bytes per node */
@@ -114,7 +114,7 @@ static bool read_numa_stat(const char *dir, struct node_mem **m, size_t *n)
 		free(path);
 		if (text && !strncmp(text, "total=", 6)) {
 			text[strcspn(text, "\n")] = '\0';
-			add_per_node(text, offsetof(struct node_mem, hugetlb), 1, m, n);
+			add_per_node(text, KIND_HUGETLB, 1, m, n);
 		}
 		free(text);
 	}
@@ -137,13 +137,13 @@ static void add_numa_maps(long pid, struct node_mem **m, size_t *n)
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *k = strstr(line, " kernelpagesize_kB=");
 		uint64_t page = k ? strtoull(k + 19, NULL, 10) * 1024 : 4096;
-		size_t offset = offsetof(struct node_mem, anon);
+		int kind = KIND_ANON;
 
 		if (strstr(line, " huge"))
-			offset = offsetof(struct node_mem, hugetlb);
+			kind = KIND_HUGETLB;
 		else if (strstr(line, " file="))
-			offset = offsetof(struct node_mem, file);
-		add_per_node(line, offset, page, m, n);
+			kind = KIND_FILE;
+		add_per_node(line, kind, page, m, n);
 	}
 	free(text);
 }
@@ -193,8 +193,11 @@ void print_numa_memory(struct pool *p, struct rm_common *c)
 		hwloc_bitmap_foreach_begin(id, nodes) {
 			const struct node_mem *e = id < n ? &m[id] : NULL;
 			bool allowed = hwloc_bitmap_isset(mems, id);
+			uint64_t total = 0;
 
-			if (!allowed && !(e && (e->anon || e->file || e->kernel || e->hugetlb)))
+			for (int k = 0; e && k < NKINDS; k++)
+				total += e->bytes[k];
+			if (!allowed && !total)
 				continue;
 			rm_out_begin(out);
 			rm_out_str(out, MEM_OWNER, owner);
@@ -206,12 +209,12 @@ void print_numa_memory(struct pool *p, struct rm_common *c)
 
 				if (!e)
 					e = &none;
-				rm_out_size(out, MEM_TOTAL, e->anon + e->file + e->kernel + e->hugetlb);
-				rm_out_size(out, MEM_ANON, e->anon);
-				rm_out_size(out, MEM_FILE, e->file);
+				rm_out_size(out, MEM_TOTAL, total);
+				rm_out_size(out, MEM_ANON, e->bytes[KIND_ANON]);
+				rm_out_size(out, MEM_FILE, e->bytes[KIND_FILE]);
 				if (!strcmp(source, "numa_stat"))
-					rm_out_size(out, MEM_KERNEL, e->kernel);
-				rm_out_size(out, MEM_HUGETLB, e->hugetlb);
+					rm_out_size(out, MEM_KERNEL, e->bytes[KIND_KERNEL]);
+				rm_out_size(out, MEM_HUGETLB, e->bytes[KIND_HUGETLB]);
 			}
 			rm_out_end(out);
 		} hwloc_bitmap_foreach_end();

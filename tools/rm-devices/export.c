@@ -13,9 +13,9 @@
 
 #include "atomicfile.h"
 #include "cpulist.h"
+#include "exitcodes.h"
 #include "owner.h"
 #include "resctrl.h"
-#include "exitcodes.h"
 #include "rm-devices.h"
 #include "slurm.h"
 #include "topology.h"
