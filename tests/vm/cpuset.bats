@@ -6,6 +6,10 @@ load helper
 CG=/sys/fs/cgroup/rmtools.slice
 
 teardown() {
+	# no test's process outlives it: a process left in the shared cgroup keeps 6.1's parent
+	# from becoming a root partition in the tests that follow
+	local p
+	for p in $(cat $CG/*/cgroup.procs 2>/dev/null); do kill "$p" 2>/dev/null || true; done
 	rm-cpuset release --all >/dev/null 2>&1 || true
 }
 
@@ -202,8 +206,10 @@ heap_under() {
 	run -0 rm-cpuset alloc --count 2 --owner shm --numa-node 1 --memory 256M -o mems
 	assert_output mems=1
 	rm -f /tmp/shm-ready
-	rm-cpuset run --owner shm -- bash -c 'x=$(head -c 8000000 /dev/zero | tr "\0" a); touch /tmp/shm-ready; sleep 60; : "${#x}"' &
-	wait_until [ -e /tmp/shm-ready ]
+	rm-cpuset run --owner shm -- bash -c 'x=$(head -c 4000000 /dev/zero | tr "\0" a); touch /tmp/shm-ready; sleep 60; : "${#x}"' &
+	# under TCG, with another guest beside, the string takes its time: 60 s at most
+	for _ in $(seq 300); do [ -e /tmp/shm-ready ] && break; sleep 0.2; done
+	[ -e /tmp/shm-ready ] || fail "the process did not fill its memory in 60 s"
 	run -0 rm-cpuset show --memory -o owner,node,allowed,source
 	assert_line 'owner=shm node=1 allowed=yes source=numa_stat'
 	# the kernel's anon bytes on node 1 against the anonymous pages the processes map there
@@ -214,8 +220,8 @@ heap_under() {
 	refute_line --regexp '^owner=shm node=[02-9] anon=[1-9]'
 	maps=$(for p in $(cat $CG/shm/cgroup.procs); do grep -v ' file=' /proc/$p/numa_maps; done |
 		grep -o ' N1=[0-9]*' | awk -F= '{ s += $2 } END { print s * 4096 }')
-	[ "$n1" -ge 8000000 ] || fail "node 1 anon $n1 is less than the 8 MB the process holds"
+	[ "$n1" -ge 4000000 ] || fail "node 1 anon $n1 is less than the 4 MB the process holds"
 	[ $((n1 > maps ? n1 - maps : maps - n1)) -le 2097152 ] ||
 		fail "memory.numa_stat says $n1 bytes on node 1, numa_maps $maps"
-	kill %1 2>/dev/null || true
+	kill $(cat $CG/shm/cgroup.procs) 2>/dev/null || true
 }
