@@ -26,6 +26,11 @@ commands() {
 	"$1" --list-commands
 }
 
+# Whether the lines of LIST include LINE exactly, without a process: has_line LIST LINE
+has_line() {
+	[[ $'\n'"$1"$'\n' == *$'\n'"$2"$'\n'* ]]
+}
+
 # The option column of "TOOL [CMD] --help", one option a line as a man page tag writes it:
 # "-o, --output LIST", "--bytes", "-?, --help". argp indents options by 2 or 6 columns and wrapped
 # descriptions by 29, so an indent of at most 8 marks an option. help_specs TOOL [CMD]
@@ -190,33 +195,41 @@ setup() {
 
 @test "docs: each command's own options are under COMMANDS, in a part that names the command" {
 	local tool page global cmd title spec problems='' named
+	local -A specs tagged words # each command's --help options; each COMMANDS part's option tags and words
 	for tool in "${TOOLS[@]}"; do
 		page=$(man1 "$tool")
 		global=$(help_specs "$tool" "")
+		specs=() tagged=() words=()
 		for cmd in $(commands "$tool"); do
+			specs[$cmd]=$(help_specs "$tool" "$cmd")
+		done
+		while IFS= read -r title; do
+			tagged[$title]=$(man_subsection "$page" COMMANDS "$title" | option_tags)
+			# command names are lower case and may hold '-' (accept-topology) and digits (c2c)
+			words[$title]=" $(printf '%s' "$title" | tr -c 'a-z0-9-' ' ') "
+		done < <(man_titles "$page" COMMANDS)
+		for cmd in "${!specs[@]}"; do
 			# options the global level does not have ("-c, --cpus SET", "-o, --output FILE")
 			while IFS= read -r spec; do
-				printf '%s\n' "$global" | grep -qxF -- "$spec" && continue
+				[ -n "$spec" ] && ! has_line "$global" "$spec" || continue
 				named=
-				while IFS= read -r title; do
-					# command names are lower case and may hold '-' (accept-topology) and digits (c2c)
-					printf '%s\n' "$title" | tr -c 'a-z0-9\n-' ' ' | grep -qw -- "$cmd" || continue
-					man_subsection "$page" COMMANDS "$title" | option_tags | grep -qxF -- "$spec" &&
+				for title in "${!tagged[@]}"; do
+					[[ ${words[$title]} == *" $cmd "* ]] && has_line "${tagged[$title]}" "$spec" &&
 						named=1
-				done < <(man_titles "$page" COMMANDS)
+				done
 				[ -n "$named" ] || problems+=" $tool $cmd:'$spec'"
-			done < <(help_specs "$tool" "$cmd")
+			done <<<"${specs[$cmd]}"
 		done
 		# and the other way: an option under a part is an option of every command the part names
-		while IFS= read -r title; do
-			for cmd in $(printf '%s\n' "$title" | tr -c 'a-z0-9\n-' ' '); do
-				commands "$tool" | grep -qx -- "$cmd" || continue
+		for title in "${!tagged[@]}"; do
+			for cmd in ${words[$title]}; do
+				[ -n "${specs[$cmd]+set}" ] || continue
 				while IFS= read -r spec; do
-					help_specs "$tool" "$cmd" | grep -qxF -- "$spec" ||
+					[ -z "$spec" ] || has_line "${specs[$cmd]}" "$spec" ||
 						problems+=" $tool '$title' names '$spec'"
-				done < <(man_subsection "$page" COMMANDS "$title" | option_tags)
+				done <<<"${tagged[$title]}"
 			done
-		done < <(man_titles "$page" COMMANDS)
+		done
 	done
 	assert_equal "$problems" ""
 }
