@@ -110,8 +110,8 @@ BAD_INPUTS=(
 # Each bad input: exit 2, nothing on stdout, one line on stderr naming rm-cpuset, nothing changed.
 check_bad_inputs() {
 	local args before
+	before=$(snapshot) # each bad input must leave it as it is
 	for args in "${BAD_INPUTS[@]}"; do
-		before=$(snapshot)
 		eval "run --separate-stderr cs $args"
 		[ "$status" -eq 2 ] || fail "rm-cpuset $args: exit $status, not 2: $stderr"
 		[ -z "$output" ] || fail "rm-cpuset $args: printed '$output'"

@@ -84,8 +84,8 @@ BAD_INPUTS=(
 @test "bad input to every changing command: exit 2, one line, state and cgroups unchanged" {
 	local args before
 	run -0 dev alloc --type gpu --count 2 --owner base
+	before=$(snapshot) # each bad input must leave it as it is
 	for args in "${BAD_INPUTS[@]}"; do
-		before=$(snapshot)
 		eval "run --separate-stderr dev $args"
 		[ "$status" -eq 2 ] || fail "rm-devices $args: exit $status, not 2: $stderr"
 		[ -z "$output" ] || fail "rm-devices $args: printed '$output'"

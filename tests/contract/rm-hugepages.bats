@@ -111,8 +111,8 @@ BAD_INPUTS=(
 @test "bad input to every changing command: exit 2, one line, pools, cgroups and state unchanged" {
 	local args before
 	run -0 rm-hugepages reserve 2M 2 --node 1
+	before=$(snapshot) # each bad input must leave it as it is
 	for args in "${BAD_INPUTS[@]}"; do
-		before=$(snapshot)
 		eval "run --separate-stderr rm-hugepages $args"
 		[ "$status" -eq 2 ] || fail "rm-hugepages $args: exit $status, not 2: $stderr"
 		[ -z "$output" ] || fail "rm-hugepages $args: printed '$output'"
