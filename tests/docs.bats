@@ -146,12 +146,13 @@ setup() {
 # ---- man pages and --help: the same options ----
 
 @test "docs: each tool's page names every long option of its --help and of each command's" {
-	local tool cmd opt missing=''
+	local tool page cmd opt missing=''
 	for tool in "${TOOLS[@]}"; do
+		page=$(<"$(man1 "$tool")")
 		for cmd in "" $(commands "$tool"); do
 			for opt in $(help_long "$tool" "$cmd"); do
 				# roff writes every '-' of an option as '\-'
-				grep -qF -- "${opt//-/\\-}" "$(man1 "$tool")" ||
+				[[ $page == *"${opt//-/\\-}"* ]] ||
 					missing+=" $tool ${cmd:-(global)}:$opt"
 			done
 		done
@@ -185,8 +186,7 @@ setup() {
 		tagged=$(option_tags <"$(man1 "$tool")")
 		for cmd in "" $(commands "$tool"); do
 			while IFS= read -r spec; do
-				printf '%s\n' "$tagged" | grep -qxF -- "$spec" ||
-					missing+=" $tool ${cmd:-(global)}:'$spec'"
+				has_line "$tagged" "$spec" || missing+=" $tool ${cmd:-(global)}:'$spec'"
 			done < <(help_specs "$tool" "$cmd")
 		done
 	done
