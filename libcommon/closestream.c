@@ -28,12 +28,26 @@ static int close_stream(FILE *stream)
 	return 0;
 }
 
+/* The reason of the first failed rm_flush_stdout: stdio keeps only an error flag, and
+ * close_stream cannot tell the reason afterwards. */
+static int flush_errno;
+
+bool rm_flush_stdout(void)
+{
+	if (fflush(stdout) != EOF)
+		return true;
+	if (!flush_errno)
+		flush_errno = errno;
+	return false;
+}
+
 void rm_close_stdout(void)
 {
-	if (close_stream(stdout) != 0 && errno != EPIPE) {
+	int errnum = close_stream(stdout) != 0 ? (errno ? errno : flush_errno) : -1;
+
+	if (errnum >= 0 && errnum != EPIPE) {
 		/* a copy: the message below says it, once, so the commit is cleared first */
 		char *change = rm_committed_change() ? strdup(rm_committed_change()) : NULL;
-		int errnum = errno;
 		bool committed = rm_committed_change() != NULL;
 
 		rm_committed_clear();

@@ -4,6 +4,7 @@
 
 load test_helper
 load rm-qos/helper
+load contract/helper
 
 setup() {
 	BUSY=()
@@ -138,4 +139,18 @@ teardown() {
 	usage_error "no such owner: 'nobody'" rm-qos blame nobody --window 10ms --interval 10ms
 	usage_error "the window is shorter than the interval" rm-qos blame db --window 10ms --interval 1s
 	usage_error "invalid owner name: '-x'" rm-qos blame -- -x
+}
+
+@test "every command with stdout full or closed: exit 1, one line naming the write error" {
+	local cmd redir
+	for cmd in "show --interval 10ms" "show --interval 10ms db -J" "watch --interval 10ms --count 2" \
+		"check --interval 10ms --slo 'db: memory.oom_kill == 0'" "blame --interval 10ms --window 30ms web" \
+		"show --list-columns"; do
+		for redir in '>/dev/full' '>&-'; do
+			eval "run --separate-stderr redirected '$redir' rm-qos $cmd"
+			[ "$status" -eq 1 ] || fail "rm-qos $cmd $redir: exit $status, not 1: $stderr"
+			[ "${#stderr_lines[@]}" -eq 1 ] || fail "rm-qos $cmd $redir: '$stderr'"
+			[[ $stderr == "rm-qos: write error: "* ]] || fail "rm-qos $cmd $redir: '$stderr'"
+		done
+	done
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "closestream.h"
 #include "exitcodes.h"
 #include "output.h"
 #include "rm-qos.h"
@@ -108,8 +109,8 @@ static int run(int argc, char **argv, struct rm_common *c, bool watch)
 		if (redraw)
 			fputs("\033[H\033[2J", stdout);
 		print_round(&ts, &opts);
-		if (fflush(stdout) == EOF)
-			break; /* closed: close_stdout reports it */
+		if (!rm_flush_stdout())
+			break; /* rm_close_stdout reports it */
 	}
 	targets_free(&ts);
 	return RM_EXIT_SUCCESS;
