@@ -20,3 +20,21 @@ report_lost() {
 		$stderr == *"$phrase"*" stands, but its report could not be written"* ]] ||
 		fail "$*: '$stderr' does not say '$phrase' stands"
 }
+
+# Each of BAD_INPUTS (arguments as the shell splits them) given to TOOL, run as CMD...: exit 2,
+# nothing on stdout, one line on stderr from TOOL, and the caller's snapshot unchanged.
+# check_bad_inputs TOOL CMD...
+check_bad_inputs() {
+	local tool=$1 args before
+	shift
+	before=$(snapshot) # each bad input must leave it as it is
+	for args in "${BAD_INPUTS[@]}"; do
+		eval "run --separate-stderr \"\$@\" $args"
+		[ "$status" -eq 2 ] || fail "$tool $args: exit $status, not 2: $stderr"
+		[ -z "$output" ] || fail "$tool $args: printed '$output'"
+		[ "${#stderr_lines[@]}" -eq 1 ] ||
+			fail "$tool $args: ${#stderr_lines[@]} lines on stderr: '$stderr'"
+		[[ ${stderr_lines[0]} == "$tool"* ]] || fail "$tool $args: message not from $tool: '$stderr'"
+		[ "$(snapshot)" = "$before" ] || fail "$tool $args: changed the state or the machine"
+	done
+}

@@ -82,19 +82,8 @@ BAD_INPUTS=(
 )
 
 @test "bad input to every changing command: exit 2, one line, state and cgroups unchanged" {
-	local args before
 	run -0 dev alloc --type gpu --count 2 --owner base
-	before=$(snapshot) # each bad input must leave it as it is
-	for args in "${BAD_INPUTS[@]}"; do
-		eval "run --separate-stderr dev $args"
-		[ "$status" -eq 2 ] || fail "rm-devices $args: exit $status, not 2: $stderr"
-		[ -z "$output" ] || fail "rm-devices $args: printed '$output'"
-		[ "${#stderr_lines[@]}" -eq 1 ] ||
-			fail "rm-devices $args: ${#stderr_lines[@]} lines on stderr: '$stderr'"
-		[[ ${stderr_lines[0]} == rm-devices* ]] ||
-			fail "rm-devices $args: message not from rm-devices: '$stderr'"
-		[ "$(snapshot)" = "$before" ] || fail "rm-devices $args: changed something"
-	done
+	check_bad_inputs rm-devices dev
 }
 
 records() { grep -c "owner=$1 " "$STATE" || true; }

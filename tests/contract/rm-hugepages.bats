@@ -109,19 +109,8 @@ BAD_INPUTS=(
 )
 
 @test "bad input to every changing command: exit 2, one line, pools, cgroups and state unchanged" {
-	local args before
 	run -0 rm-hugepages reserve 2M 2 --node 1
-	before=$(snapshot) # each bad input must leave it as it is
-	for args in "${BAD_INPUTS[@]}"; do
-		eval "run --separate-stderr rm-hugepages $args"
-		[ "$status" -eq 2 ] || fail "rm-hugepages $args: exit $status, not 2: $stderr"
-		[ -z "$output" ] || fail "rm-hugepages $args: printed '$output'"
-		[ "${#stderr_lines[@]}" -eq 1 ] ||
-			fail "rm-hugepages $args: ${#stderr_lines[@]} lines on stderr: '$stderr'"
-		[[ ${stderr_lines[0]} == rm-hugepages* ]] ||
-			fail "rm-hugepages $args: message not from rm-hugepages: '$stderr'"
-		[ "$(snapshot)" = "$before" ] || fail "rm-hugepages $args: changed something"
-	done
+	check_bad_inputs rm-hugepages rm-hugepages
 	[ ! -e "$MNT" ]
 }
 

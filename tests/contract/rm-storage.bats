@@ -79,19 +79,8 @@ BAD_INPUTS=(
 )
 
 @test "bad input to every changing command: exit 2, one line, the state and the cgroups unchanged" {
-	local args before
 	run -0 rm-storage limit web "$DISK" --write-bps 4M
-	before=$(snapshot) # each bad input must leave it as it is
-	for args in "${BAD_INPUTS[@]}"; do
-		eval "run --separate-stderr rm-storage $args"
-		[ "$status" -eq 2 ] || fail "rm-storage $args: exit $status, not 2: $stderr"
-		[ -z "$output" ] || fail "rm-storage $args: printed '$output'"
-		[ "${#stderr_lines[@]}" -eq 1 ] ||
-			fail "rm-storage $args: ${#stderr_lines[@]} lines on stderr: '$stderr'"
-		[[ ${stderr_lines[0]} == rm-storage* ]] ||
-			fail "rm-storage $args: message not from rm-storage: '$stderr'"
-		[ "$(snapshot)" = "$before" ] || fail "rm-storage $args: changed the state or the cgroups"
-	done
+	check_bad_inputs rm-storage rm-storage
 }
 
 @test "limit and apply with stdout closed or full: exit 4, the limits set once" {
