@@ -9,23 +9,38 @@
 
 #include "hugepages.h"
 #include "record.h"
+#include "topology.h"
 #include "topomgr.h"
 
 /*
  * The NUMA nodes' memory as the Memory Manager divides it. Resources are numbered: 0 memory
  * (bytes), 1 + S the huge pages of hp.sizes[S] (pages). Per resource and node (ascending node
- * id, hp.nodes): the capacity (MemTotal; nr_hugepages of the node) and what the system reserve
- * and the owners hold.
+ * id, hp.nodes): the capacity (MemTotal; nr_hugepages of the node), the system reserve, and what
+ * the system reserve and the owners hold. The owners' NUMA groups as the kubelet keeps them
+ * (machineState's Cells and NumberOfAssignments): each node's group (itself when alone) and how
+ * many owners hold memory or huge pages there.
  */
 struct rm_memmgr {
 	struct rm_hugepages hp;
 	size_t nn, nres;
 	uint64_t *total;    /* [res * nn + node] */
+	uint64_t *reserved; /* the system reserve, same layout; may be NULL (none) */
 	uint64_t *used;     /* reserved by the system and the owners, same layout */
+	unsigned char *group; /* [node * nn + node]: node's group; NULL: every node alone */
+	unsigned *assigned;   /* per node; NULL: none */
+	/* rm_memmgr_providers' hint lists and amounts, kept for rm_memmgr_extend */
+	unsigned char *hints; /* [mask], RM_TM_HINT | RM_TM_PREFERRED; NULL beyond
+			       * RM_TM_EXHAUSTIVE_MAX nodes */
+	uint64_t *freebuf, *allocbuf;
+	unsigned char *touch; /* scratch: the nodes an owner's reservations name */
 };
 
-/* Read the nodes' capacities under SYSROOT (NULL: this machine). -1 with *ERRMSG. */
-int rm_memmgr_open(struct rm_memmgr *m, const char *sysroot, char **errmsg);
+/*
+ * Read the nodes' capacities from the input of T: sysfs (this machine or T's snapshot), or for
+ * an XML or synthetic topology, the memory and huge pages it describes per node. -1 with
+ * *ERRMSG.
+ */
+int rm_memmgr_open(struct rm_memmgr *m, const struct rm_topo *t, char **errmsg);
 void rm_memmgr_close(struct rm_memmgr *m);
 
 /* The free amount of resource RES on node index I (never below 0). */
@@ -64,29 +79,47 @@ struct rm_memreq {
 bool rm_memreq_any(const struct rm_memmgr *m, const struct rm_memreq *req);
 
 /*
- * The hint providers of REQ, one per resource asked, into P (room for nres): each an amount
- * provider over the nodes (rm_tm_amount). Returns how many were set.
+ * The hint providers of REQ, one per resource asked, into P (room for nres), as the kubelet's
+ * Memory Manager gives them (calculateHints): every node set whose allocatable amounts (the
+ * capacity less the system reserve) and free amounts hold every resource asked, that does not
+ * break an owner's NUMA group (rm_memmgr_group_allows); preferred when it has as few nodes as the
+ * allocatable amounts need. Every resource has the same list. No such set: no NUMA preference,
+ * as the kubelet's empty hints. Returns how many providers were set.
  */
-size_t rm_memmgr_providers(const struct rm_memmgr *m, const struct rm_memreq *req,
-			   uint64_t *freebuf, struct rm_tm_provider *p);
+size_t rm_memmgr_providers(struct rm_memmgr *m, const struct rm_memreq *req,
+			   struct rm_tm_provider *p);
+
+/*
+ * The Memory Manager's NUMA group rules for the node set IN (a flag per node): a node whose
+ * group has several nodes is never a single-node set, and a set of several nodes may hold a node
+ * with reservations only when it is exactly that node's group.
+ */
+bool rm_memmgr_group_allows(const struct rm_memmgr *m, const unsigned char *in);
+
+/* isAffinityViolatingNUMAAllocations: the set IN of several nodes breaks an owner's group. */
+bool rm_memmgr_violates(const struct rm_memmgr *m, const unsigned char *in);
 
 /*
  * Take REQ from the nodes NODES (a mask over node indexes), as the kubelet's Memory Manager
  * takes a group: each resource from the lowest node first, as far as its free amount goes.
- * Adds it to what is used, and sets *MEMORY and *HUGEPAGES (allocated, as the state keeps them;
+ * Adds it to what is used, makes NODES one group (when groups are kept), and sets *MEMORY and
+ * *HUGEPAGES (allocated, as the state keeps them;
  * NULL when none). -1 with *ERRMSG when the nodes cannot hold it (then nothing is taken).
  */
 int rm_memmgr_take(struct rm_memmgr *m, const struct rm_memreq *req, const unsigned char *nodes,
 		   char **memory, char **hugepages, char **errmsg);
 
 /*
- * Whether the nodes NODES hold REQ; if not, extend NODES as the kubelet's Memory Manager
- * extends a Topology Manager hint that cannot hold the request: add the node nearest the set
- * (DISTANCE: nn*nn, or NULL; ties: the most free memory, then the lowest id) until it does.
- * Returns true when NODES (possibly extended) hold REQ.
+ * Whether the nodes NODES hold REQ; if not, extend them as the kubelet's Memory Manager extends a
+ * Topology Manager hint (extendTopologyManagerHint): the best of rm_memmgr_providers' hints that
+ * hold NODES, preferred first, then the fewest nodes, then the lowest. Beyond
+ * RM_TM_EXHAUSTIVE_MAX nodes, the node nearest the set with something free of what is asked
+ * (DISTANCE: nn*nn, or NULL; ties: the most free memory, then the lowest id) is added until
+ * they hold it. Returns 0 when NODES (possibly extended) hold REQ, -1 when no set does, or when
+ * PREFERRED (the Topology Manager's hint was) and the extended set is not.
  */
-bool rm_memmgr_extend(const struct rm_memmgr *m, const struct rm_memreq *req,
-		      const unsigned *distance, unsigned char *nodes);
+int rm_memmgr_extend(const struct rm_memmgr *m, const struct rm_memreq *req,
+		     const unsigned *distance, bool preferred, unsigned char *nodes);
 
 /* "node 0: 8GiB, node 1: 16GiB": the free amount of RES per node, for messages. Allocated. */
 char *rm_memmgr_free_text(const struct rm_memmgr *m, size_t res);

@@ -191,7 +191,7 @@ static double avg_distance(const unsigned *d, unsigned nn, const unsigned char *
 
 /* ---- the exhaustive merge (the kubelet's HintMerger) ---- */
 
-enum { ST_HINT = 1, ST_PREF = 2 };
+enum { ST_HINT = RM_TM_HINT, ST_PREF = RM_TM_PREFERRED };
 
 struct merge {
 	unsigned nn;
@@ -289,6 +289,12 @@ static bool provider_hints(const struct rm_tm_provider *p, unsigned nn, unsigned
 	}
 	if (p->any)
 		return false;
+	if (p->hints) {
+		for (m = 1; m <= all; m++)
+			any = any || (st[m] = p->hints[m] & (ST_HINT | ST_PREF));
+		*empty = !any;
+		return true;
+	}
 	min_aff = rm_tm_min_nodes(p->total, nn, p->request);
 	sum = xcalloc((size_t)all + 1, sizeof(*sum));
 	for (m = 1; m <= all; m++) {
@@ -311,15 +317,20 @@ static int exhaustive(const struct rm_tm_config *c, unsigned nn, const unsigned 
 		      bool *preferred, bool *admit)
 {
 	struct merge mg = { nn, (1UL << nn) - 1, distance, c->prefer_closest };
-	unsigned long all = mg.all, m, best = 0, narrowest = 0;
+	unsigned long all = mg.all, m, best = 0;
 	size_t size = (size_t)all + 1;
 	unsigned char *cur = xcalloc(size, 1), *st = xcalloc(size, 1), *next = xcalloc(size, 1);
 	unsigned long *list = xcalloc(size, sizeof(*list));
 	bool single = c->policy == RM_TM_SINGLE_NUMA_NODE, pref = false, none = false;
+	/* no hint with a mask merged yet: the next one is the mask the others must equal */
+	bool fresh = true;
+	unsigned max_min = 0; /* maxOfMinAffinityCounts */
 	size_t nlist;
 
 	cur[all] = ST_HINT | ST_PREF; /* the permutation's start: the default affinity */
 	for (size_t i = 0; i < np && !none; i++) {
+		unsigned long need = 0;
+		unsigned min = 0;
 		bool empty;
 
 		memset(st, 0, size);
@@ -333,8 +344,15 @@ static int exhaustive(const struct rm_tm_config *c, unsigned nn, const unsigned 
 					st[m] = 0;
 		nlist = 0;
 		for (m = 1; m <= all; m++)
-			if (st[m])
+			if (st[m]) {
 				list[nlist++] = m;
+				if (!empty && (!min || popcount(m) < min))
+					min = popcount(m);
+			}
+		if (min > max_min)
+			max_min = min;
+		for (unsigned j = 0; p[i].kind == RM_TM_NODES && j < nn; j++)
+			need |= (unsigned long)(p[i].need[j] != 0) << j;
 		memset(next, 0, size);
 		none = true;
 		for (unsigned long a = 1; a <= all; a++) {
@@ -342,14 +360,11 @@ static int exhaustive(const struct rm_tm_config *c, unsigned nn, const unsigned 
 				continue;
 			if (p[i].kind == RM_TM_NODES && !single) {
 				/* the supersets of NEED: NEED & a, plus any part of the rest of a */
-				unsigned long need = 0, base, rest, s;
+				unsigned long base = a & need, rest = a & ~need, s;
 
-				for (unsigned j = 0; j < nn; j++)
-					need |= (unsigned long)(p[i].need[j] != 0) << j;
-				base = a & need;
-				rest = a & ~need;
 				if (base) {
-					next[base] |= ST_HINT | (cur[a] & ST_PREF);
+					next[base] |= ST_HINT |
+						      ((fresh || a == need) ? cur[a] & ST_PREF : 0);
 					none = false;
 				}
 				for (s = rest; s; s = (s - 1) & rest) {
@@ -363,26 +378,24 @@ static int exhaustive(const struct rm_tm_config *c, unsigned nn, const unsigned 
 
 				if (!x)
 					continue;
-				next[x] |= ST_HINT | (cur[a] & st[list[j]] & ST_PREF);
+				/* preferred: every hint preferred and every mask the same */
+				next[x] |= ST_HINT | ((fresh || a == list[j]) ?
+							      cur[a] & st[list[j]] & ST_PREF : 0);
 				none = false;
 			}
 		}
 		memcpy(cur, next, size);
+		fresh = false;
 	}
-	if (!none) {
-		/* BestNonPreferredAffinityCount: the size of the narrowest hint */
-		for (m = 1; m <= all; m++)
-			if (cur[m] && (!narrowest || narrower(m, narrowest)))
-				narrowest = m;
+	if (!none)
 		for (m = 1; m <= all; m++) {
 			if (!cur[m])
 				continue;
 			if (single && (!(cur[m] & ST_PREF) || (popcount(m) != 1 && m != all)))
 				continue;
 			best = merge_compare(&mg, best, best && (cur[best] & ST_PREF), m,
-					     cur[m] & ST_PREF, single ? 1 : popcount(narrowest));
+					     cur[m] & ST_PREF, max_min);
 		}
-	}
 	if (best)
 		pref = cur[best] & ST_PREF;
 	else
@@ -450,6 +463,9 @@ static bool dfs(struct search *s, unsigned limit)
 	if (s->chosen == s->k || limit == 0) {
 		if (s->chosen != s->k || !bound(s, 0))
 			return false;
+		for (unsigned p = 0; p < s->na; p++)
+			if (s->amt[p]->allow && !s->amt[p]->allow(s->amt[p]->ctx, s->in))
+				return false;
 		if (!s->distance) {
 			memcpy(s->best, s->in, s->nn);
 			s->found = true;

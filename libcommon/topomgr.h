@@ -31,8 +31,13 @@ const char *rm_tm_policy_name(enum rm_tm_policy policy);
  *                 hint, any node), as a device type without NUMA nodes.
  *   RM_TM_NODES   NEED[i] set for the nodes another resource sits on: every node set holding
  *                 them, preferred when it is exactly them.
+ * An amount provider may instead list its hints itself (HINTS, as the Memory Manager computes
+ * them): the exhaustive merge takes them as they are, the search its amounts and ALLOW.
  */
 enum rm_tm_kind { RM_TM_AMOUNT, RM_TM_NODES };
+
+/* A hint's flags in a provider's HINTS and in the decision shown (rm_tm_explain). */
+enum { RM_TM_HINT = 1, RM_TM_PREFERRED = 2 };
 
 struct rm_tm_provider {
 	enum rm_tm_kind kind;
@@ -43,6 +48,12 @@ struct rm_tm_provider {
 	/* optional: also preferred (align-by-socket); only asked in the exhaustive merge */
 	bool (*prefer)(const void *ctx, unsigned long mask, unsigned min_nodes);
 	const void *ctx;
+	/* optional, RM_TM_AMOUNT: HINTS[mask] (RM_TM_HINT, RM_TM_PREFERRED) for every node mask
+	 * 1..2^NN-1, used by the exhaustive merge instead of FREE, TOTAL and PREFER */
+	const unsigned char *hints;
+	/* optional: whether the node set IN (a flag per node) may be a hint at all, whatever its
+	 * amounts (the Memory Manager's NUMA groups); asked by the search */
+	bool (*allow)(const void *ctx, const unsigned char *in);
 };
 
 struct rm_tm_config {
@@ -71,8 +82,9 @@ enum {
  * has a preference).
  *
  * Up to CONFIG->exhaustive nodes, the kubelet's HintMerger: every permutation of one hint per
- * provider, the AND of their masks, preferred when all are; the best by preferred, then the
- * count closest to the narrowest non-preferred one, then narrower, then the lower mask.
+ * provider, the AND of their masks, preferred when all hints are and all their masks are equal;
+ * the best by preferred, then the count closest to the largest of each provider's narrowest
+ * hint (maxOfMinAffinityCounts), then narrower, then the lower mask.
  * Beyond, a search of the node sets every provider can hold: the fewest nodes any set holding
  * the request needs, grown from the lowest mask with the nodes that can still hold it (a
  * branch and bound over nodes sorted by id, bounded by the largest free amounts left), which

@@ -704,6 +704,16 @@ props() {
 	assert_output --regexp '^[0-9]+ checks, 0 failed$'
 }
 
+@test "topomgr: the kubelet's own Topology Manager merge tests (policy_*_test.go), ported" {
+	run -0 "$RM_BUILDDIR/tests/unit/test-tm-kubelet"
+	assert_output --regexp '^[0-9]+ checks, 0 failed$'
+}
+
+@test "memmgr: the kubelet's own Memory Manager tests (policy_static_test.go), ported" {
+	run -0 "$RM_BUILDDIR/tests/unit/test-memmgr-kubelet"
+	assert_output --regexp '^[0-9]+ checks, 0 failed$'
+}
+
 @test "hint: 34, 128 and 256 NUMA nodes take the search, with the kubelet's placement" {
 	# a GB200 tray's 34 nodes: 20 CPUs need three nodes of 8
 	run -0 ca --topology "package:2 numa:17 core:4 pu:2" --available 200-271 --policy restricted hint 20

@@ -105,12 +105,10 @@ static void kubelet_cases(void)
 		expect("same mask 1", &rs, 2, dev, 2, "1", true, true, force);
 		/* a provider spanning both nodes: preferred only as both (single refuses it) */
 		dev[1].need = need01;
-		/* the kubelet ANDs the CPUs' preferred {0} with {0,1}: {0}, preferred; the search
-		 * keeps to sets both can hold: {0,1}, not preferred */
-		if (force == 1)
-			expect("both nodes", &be, 2, dev, 2, "0", true, true, force);
-		else
-			expect("both nodes", &be, 2, dev, 2, "0,1", false, true, force);
+		/* the CPUs' preferred {0} ANDed with {0,1} is {0}, not preferred (the masks
+		 * differ); best-effort then takes the size of the widest narrowest hint, 2 */
+		expect("both nodes", &be, 2, dev, 2, "0,1", false, true, force);
+		expect("both nodes restricted", &rs, 2, dev, 2, "0,1", false, false, force);
 		expect("both nodes single", &sn, 2, dev, 2, "all", false, false, force);
 		/* a provider with no NUMA preference (devices without a node): merged away */
 		dev[1] = (struct rm_tm_provider){ .kind = RM_TM_AMOUNT, .any = true };
@@ -487,19 +485,19 @@ static void memory_provider(void)
 		struct rm_memreq req = { .memory = 20 };
 		unsigned char nodes[4] = { 1, 0, 0, 0 };
 
-		CHECK(rm_memmgr_extend(&m, &req, dist, nodes), "extend: holds");
+		CHECK(rm_memmgr_extend(&m, &req, dist, false, nodes) == 0, "extend: holds");
 		CHECK(!memcmp(nodes, mask_of("0,2", 4), 4), "extend: %s, expected 0,2",
 		      mask_str(nodes, 4));
 		/* 140: every node together is not enough */
 		req.memory = 140;
 		memset(nodes, 0, 4);
 		nodes[1] = 1;
-		CHECK(!rm_memmgr_extend(&m, &req, dist, nodes), "extend: 140 does not fit");
+		CHECK(rm_memmgr_extend(&m, &req, dist, false, nodes) < 0, "extend: 140 does not fit");
 		/* node 1 asking 50: node 3 (17) first, then node 0 (21) */
 		req.memory = 50;
 		memset(nodes, 0, 4);
 		nodes[1] = 1;
-		CHECK(rm_memmgr_extend(&m, &req, dist, nodes), "extend: 50 holds");
+		CHECK(rm_memmgr_extend(&m, &req, dist, false, nodes) == 0, "extend: 50 holds");
 		CHECK(!memcmp(nodes, mask_of("0,1,3", 4), 4), "extend 50: %s, expected 0,1,3",
 		      mask_str(nodes, 4));
 	}

@@ -355,14 +355,14 @@ static void provider_nodes(struct pool *p, const struct alloc_req *r, hwloc_bitm
 
 /* ---- the Memory Manager ---- */
 
-void alloc_memory_check(struct rm_common *c, struct alloc_req *r)
+void alloc_memory_check(const struct rm_topo *t, struct alloc_req *r)
 {
 	char *msg = NULL;
 
 	if (!r->memory && !r->nhugepages)
 		return;
 	r->mm = xcalloc(1, sizeof(*r->mm));
-	if (rm_memmgr_open(r->mm, c->sysroot, &msg) < 0)
+	if (rm_memmgr_open(r->mm, t, &msg) < 0)
 		rm_usage_errx("--memory, --hugepages: cannot read the NUMA nodes' memory: %s", msg);
 	r->pages = xcalloc(r->mm->hp.nsizes + 1, sizeof(*r->pages));
 	for (size_t i = 0; i < r->nhugepages; i++) {
@@ -424,6 +424,20 @@ static char *memory_free_text(const struct alloc_req *r)
 	return s;
 }
 
+/* "0,2": the ids of the node indexes flagged in IN. Allocated. */
+static char *node_list(const struct rm_memmgr *m, const unsigned char *in)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	char *s;
+
+	for (size_t i = 0; i < m->nn; i++)
+		if (in[i])
+			hwloc_bitmap_set(set, m->hp.nodes[i].id);
+	s = rm_cpulist_format(set);
+	hwloc_bitmap_free(set);
+	return s;
+}
+
 /*
  * The NUMA affinity of R over every node with CPUs or memory (memory-only nodes too): the CPU
  * provider (free CPUs of AVAIL per node), one provider per resource asked (memory, each huge
@@ -439,7 +453,6 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 	struct rm_memmgr *m = r->mm;
 	size_t nn = m->nn, np = 1;
 	uint64_t *freec = xcalloc(nn, sizeof(*freec)), *totalc = xcalloc(nn, sizeof(*totalc));
-	uint64_t *freebuf = xcalloc(m->nres * nn, sizeof(*freebuf));
 	struct rm_tm_provider *prov = xcalloc(m->nres + 2, sizeof(*prov));
 	struct rm_memreq req = { .memory = r->memory, .pages = r->pages };
 	unsigned char *need = xcalloc(nn, 1), *best = xcalloc(nn, 1);
@@ -468,7 +481,7 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 		}
 	}
 	prov[0] = rm_tm_amount(freec, totalc, r->count);
-	np += rm_memmgr_providers(m, &req, freebuf, prov + 1);
+	np += rm_memmgr_providers(m, &req, prov + 1);
 	if (any_need)
 		prov[np++] = (struct rm_tm_provider){ .kind = RM_TM_NODES, .need = need };
 	tm.policy = r->policy == RM_TM_NONE ? RM_TM_BEST_EFFORT : r->policy;
@@ -494,7 +507,15 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 	}
 	/* best-effort may choose nodes that cannot hold it all: extended to nodes that do (a
 	 * group), else the message names each node's free amount of what is short */
-	rm_memmgr_extend(m, &req, distance, best);
+	if (rm_memmgr_extend(m, &req, distance, pref, best) == 0 && rm_memmgr_violates(m, best)) {
+		char *nodes = node_list(m, best);
+
+		*msg = xasprintf("NUMA nodes %s would break another owner's memory group (the "
+				 "Memory Manager keeps each node in one group)", nodes);
+		free(nodes);
+		rc = RM_CPUALLOC_ENOSPC;
+		goto out;
+	}
 	if (rm_memmgr_take(m, &req, best, &r->mem_nodes, &r->hp_nodes, msg) < 0) {
 		rc = RM_CPUALLOC_ENOSPC;
 		goto out;
@@ -511,7 +532,6 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 out:
 	free(freec);
 	free(totalc);
-	free(freebuf);
 	free(prov);
 	free(need);
 	free(best);
@@ -824,6 +844,7 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	};
 	struct alloc_req r = { 0 };
 	hwloc_bitmap_t cpus;
+	struct rm_topo *t;
 	struct pool p;
 
 	rm_parse_command(&argp, argc, argv, c, &r, 0);
@@ -833,8 +854,9 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	if (!r.owner)
 		rm_usage_errx("alloc needs --owner NAME");
 	alloc_check_owner(NULL, r.owner);
-	alloc_memory_check(c, &r);
-	pool_open(&p, c, (r.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS));
+	t = rm_topo_load(c, 0);
+	alloc_memory_check(t, &r);
+	pool_open_topo(&p, c, (r.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS), t);
 	alloc_check_owner(&p, r.owner);
 	if (r.isolate)
 		alloc_check_isolate(&p);
@@ -1033,6 +1055,7 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 	struct rm_memmgr *mm = NULL;
 	char *memory = NULL;
 	hwloc_bitmap_t set, clash;
+	struct rm_topo *t;
 	char *msg = NULL;
 	struct pool p;
 	int rc = 0;
@@ -1041,9 +1064,10 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 	print_pools(NULL, c, true);
 	if ((a.set && a.have_count) || (!a.set && !a.have_count && !a.memory))
 		rm_usage_errx("reserve: give either SET or --count N");
+	t = rm_topo_load(c, 0);
 	if (a.memory) {
 		mm = xcalloc(1, sizeof(*mm));
-		if (rm_memmgr_open(mm, c->sysroot, &msg) < 0)
+		if (rm_memmgr_open(mm, t, &msg) < 0)
 			rm_usage_errx("--memory: cannot read the NUMA nodes' memory: %s", msg);
 		memory = reserve_memory_value(mm, a.memory);
 	}
@@ -1056,7 +1080,7 @@ int cmd_reserve(int argc, char **argv, struct rm_common *c)
 		pool_fail(RM_CPUALLOC_EINVAL, m);
 	}
 	clash = hwloc_bitmap_alloc();
-	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
+	pool_open_topo(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS, t);
 	if (!a.set && !a.have_count) {
 		/* --memory alone: the CPUs as they are */
 		hwloc_bitmap_copy(set, p.reserved);

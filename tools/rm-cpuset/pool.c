@@ -172,12 +172,17 @@ void pool_free_records(struct rm_record *r, size_t n)
 
 void pool_open(struct pool *p, struct rm_common *c, unsigned flags)
 {
+	pool_open_topo(p, c, flags, rm_topo_load(c, 0));
+}
+
+void pool_open_topo(struct pool *p, struct rm_common *c, unsigned flags, struct rm_topo *t)
+{
 	char *msg = NULL;
 	hwloc_obj_t node = NULL;
 
 	memset(p, 0, sizeof(*p));
 	p->c = c;
-	p->t = rm_topo_load(c, 0);
+	p->t = t;
 	p->ct = rm_cputopo_new(p->t);
 	if (!p->ct)
 		rm_errx(RM_EXIT_FAILURE, "the topology has no CPU");

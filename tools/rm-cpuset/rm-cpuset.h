@@ -86,6 +86,8 @@ enum pool_flags {
 
 /* Load the topology and the state; exits with a message on failure (1, or 2 for bad input). */
 void pool_open(struct pool *p, struct rm_common *c, unsigned flags);
+/* The same over the topology T, loaded from C's input already (the pool frees it). */
+void pool_open_topo(struct pool *p, struct rm_common *c, unsigned flags, struct rm_topo *t);
 void pool_close(struct pool *p);
 
 /* Refuse (exit 1) a state made for other CPUs, saying what changed and how to recover. */
@@ -198,7 +200,7 @@ struct alloc_req {
 };
 
 /* Open R->mm and check --hugepages against the machine; exits 2 on bad input. Reads only. */
-void alloc_memory_check(struct rm_common *c, struct alloc_req *r);
+void alloc_memory_check(const struct rm_topo *t, struct alloc_req *r);
 /* Count the system reserve and the owners' reservations of P in R->mm; exits 1 on a corrupt
  * state. */
 void alloc_memory_account(const struct pool *p, struct alloc_req *r);

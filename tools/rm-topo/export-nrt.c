@@ -484,7 +484,7 @@ struct nrt *nrt_read(struct rm_topo *t, const struct nrt_opts *o)
 	/* memory, huge pages and devices are read from sysfs: this machine or a snapshot; an XML
 	 * or synthetic topology has none of them to read */
 	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT) {
-		if (rm_memmgr_open(&mem.mm, t->sysroot, &msg) == 0)
+		if (rm_memmgr_open(&mem.mm, t, &msg) == 0)
 			mem.have = true;
 		free(msg);
 		read_devices(&devs, t->sysroot);
