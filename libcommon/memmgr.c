@@ -427,8 +427,24 @@ size_t rm_memmgr_providers(struct rm_memmgr *m, const struct rm_memreq *req,
 	return np;
 }
 
-/* findBestHint over the hints holding NODES: preferred first, then narrower, then lower. */
-static int extend_hints(const struct rm_memmgr *m, bool preferred, unsigned char *nodes)
+/* The average distance between the nodes of MASK (NUMADistances.CalculateAverageFor). */
+static double mask_distance(const struct rm_memmgr *m, const unsigned *d, unsigned long mask)
+{
+	double sum = 0, n = 0;
+
+	for (size_t a = 0; a < m->nn; a++)
+		for (size_t b = 0; (mask >> a & 1) && b < m->nn; b++)
+			if (mask >> b & 1) {
+				sum += d[a * m->nn + b];
+				n++;
+			}
+	return n ? sum / n : 0;
+}
+
+/* findBestHint over the hints holding NODES: preferred first, then narrower, then (with
+ * DISTANCE) closer, then lower. */
+static int extend_hints(const struct rm_memmgr *m, const unsigned *distance, bool preferred,
+			unsigned char *nodes)
 {
 	unsigned long all = (1UL << m->nn) - 1, want = 0, best = 0;
 
@@ -447,7 +463,21 @@ static int extend_hints(const struct rm_memmgr *m, bool preferred, unsigned char
 		pm = m->hints[mask] & RM_TM_PREFERRED;
 		pb = m->hints[best] & RM_TM_PREFERRED;
 		cb = (unsigned)__builtin_popcountl(best);
-		if ((pm && !pb) || (pm == pb && (c < cb || (c == cb && mask < best))))
+		if (pm != pb || c != cb) {
+			if ((pm && !pb) || (pm == pb && c < cb))
+				best = mask;
+			continue;
+		}
+		if (distance) {
+			double dm = mask_distance(m, distance, mask), db = mask_distance(m, distance, best);
+
+			if (dm != db) {
+				if (dm < db)
+					best = mask;
+				continue;
+			}
+		}
+		if (mask < best)
 			best = mask;
 	}
 	if (!best || (preferred && !(m->hints[best] & RM_TM_PREFERRED)))
@@ -472,7 +502,7 @@ int rm_memmgr_extend(const struct rm_memmgr *m, const struct rm_memreq *req,
 	if (holds(m, req, nodes, false))
 		return 0;
 	if (m->hints)
-		return extend_hints(m, preferred, nodes);
+		return extend_hints(m, distance, preferred, nodes);
 	while (!holds(m, req, nodes, false)) {
 		size_t pick = m->nn;
 		unsigned pick_d = UINT32_MAX;

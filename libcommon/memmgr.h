@@ -112,10 +112,10 @@ int rm_memmgr_take(struct rm_memmgr *m, const struct rm_memreq *req, const unsig
 /*
  * Whether the nodes NODES hold REQ; if not, extend them as the kubelet's Memory Manager extends a
  * Topology Manager hint (extendTopologyManagerHint): the best of rm_memmgr_providers' hints that
- * hold NODES, preferred first, then the fewest nodes, then the lowest. Beyond
- * RM_TM_EXHAUSTIVE_MAX nodes, the node nearest the set with something free of what is asked
- * (DISTANCE: nn*nn, or NULL; ties: the most free memory, then the lowest id) is added until
- * they hold it. Returns 0 when NODES (possibly extended) hold REQ, -1 when no set does, or when
+ * hold NODES, preferred first, then the fewest nodes, then (DISTANCE: nn*nn node distances, or
+ * NULL, given for prefer-closest-numa-nodes) the lowest average distance, then the lowest.
+ * Beyond RM_TM_EXHAUSTIVE_MAX nodes, the node nearest the set with something free of what is
+ * asked (ties: the most free memory, then the lowest id) is added until they hold it. Returns 0 when NODES (possibly extended) hold REQ, -1 when no set does, or when
  * PREFERRED (the Topology Manager's hint was) and the extended set is not.
  */
 int rm_memmgr_extend(const struct rm_memmgr *m, const struct rm_memreq *req,

@@ -291,7 +291,8 @@ static bool provider_hints(const struct rm_tm_provider *p, unsigned nn, unsigned
 		return false;
 	if (p->hints) {
 		for (m = 1; m <= all; m++)
-			any = any || (st[m] = p->hints[m] & (ST_HINT | ST_PREF));
+			if ((st[m] = p->hints[m] & (ST_HINT | ST_PREF)))
+				any = true;
 		*empty = !any;
 		return true;
 	}

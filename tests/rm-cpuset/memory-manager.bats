@@ -75,15 +75,20 @@ refused() {
 		--policy best-effort -o $MEMCOLS
 	# the hint is both nodes: the CPUs are taken from both too
 	assert_output "owner=big cpus=0,4 mems=0-1 memory=24GiB memory_nodes=0:16GiB,1:8GiB hugepages=-"
-	# restricted: two nodes is the fewest that hold it, a preferred hint
+	# restricted: the memory's preferred hint is both nodes, the CPUs' is one node; the masks
+	# differ, so no merged hint is preferred and the kubelet refuses
 	run -0 rm-cpuset --sysroot "$SMT" release big
-	run -0 rm-cpuset --sysroot "$SMT" alloc --count 2 --owner big --memory 24G \
-		--policy restricted -o $MEMCOLS
-	assert_output "owner=big cpus=0,4 mems=0-1 memory=24GiB memory_nodes=0:16GiB,1:8GiB hugepages=-"
-	# on the tiers machine the CPU node takes the rest from its nearest memory-only node
+	refused 3 "rm-cpuset: topology manager policy restricted: no set of NUMA nodes is preferred by every resource for 2 CPUs and the memory (free CPUs: node 0: 4, node 1: 4; free memory: node 0: 16GiB, node 1: 16GiB)" \
+		rm-cpuset --sysroot "$SMT" alloc --count 2 --owner big --memory 24G --policy restricted
+	# on the tiers machine node 0 alone is the hint; the Memory Manager extends it to the
+	# narrowest, lowest set that holds the rest: node 1 (the kubelet has no distances there)
 	RM_STATE_DIR=$BATS_TEST_TMPDIR/tiers run -0 cs alloc --count 2 --owner tiered \
+		--memory 20G --numa-node 0 --policy best-effort -o $MEMCOLS
+	assert_output "owner=tiered cpus=0-1 mems=0-1 memory=20GiB memory_nodes=0:16GiB,1:4GiB hugepages=-"
+	# with prefer-closest-numa-nodes, the closest of those sets: the nearest memory-only node
+	RM_STATE_DIR=$BATS_TEST_TMPDIR/tiers2 run -0 cs alloc --count 2 --owner tiered \
 		--memory 20G --numa-node 0 --policy best-effort \
-		-o $MEMCOLS
+		--topology-manager-option prefer-closest-numa-nodes -o $MEMCOLS
 	assert_output "owner=tiered cpus=0-1 mems=0,2 memory=20GiB memory_nodes=0:16GiB,2:4GiB hugepages=-"
 }
 
@@ -99,7 +104,9 @@ refused() {
 	assert_output "owner=a memory_nodes=0:16GiB,1:14GiB"
 	refused 3 "rm-cpuset: not enough free memory on the chosen NUMA nodes: requested 4GiB (free node 0: 0B, node 1: 2GiB)" \
 		rm-cpuset --sysroot "$SMT" alloc --count 2 --owner b --memory 4G
-	refused 3 "rm-cpuset: topology manager policy restricted: no set of NUMA nodes can hold 2 CPUs and the memory (free CPUs: node 0: 2, node 1: 4; free memory: node 0: 0B, node 1: 2GiB)" \
+	# restricted: nodes 0 and 1 are a's group, so no set holds 4 GiB: the Memory Manager
+	# has no hint, the CPUs' is admitted, and the memory cannot be taken
+	refused 3 "rm-cpuset: not enough free memory on the chosen NUMA nodes: requested 4GiB (free node 0: 0B, node 1: 2GiB)" \
 		rm-cpuset --sysroot "$SMT" alloc --count 2 --owner b --memory 4G --policy restricted
 	run -0 rm-cpuset --sysroot "$SMT" release a
 	run -0 rm-cpuset --sysroot "$SMT" alloc --count 2 --owner b --memory 4G -o owner,memory_nodes
@@ -169,7 +176,7 @@ refused() {
 	export RM_CGROUP_ROOT=$BATS_TEST_TMPDIR/cg
 	P=$RM_CGROUP_ROOT/rmtools.slice
 	run -0 cs alloc --count 2 --owner db --memory 20G --numa-node 0 --policy best-effort \
-		-o owner,mems,memory_nodes,cgroup
+		--topology-manager-option prefer-closest-numa-nodes -o owner,mems,memory_nodes,cgroup
 	assert_output "owner=db mems=0,2 memory_nodes=0:16GiB,2:4GiB cgroup=$P/db"
 	run -0 cat "$P/db/cpuset.mems" "$P/db/memory.max" "$P/db/memory.min"
 	assert_output $'0,2\n21474836480\n21474836480'

@@ -494,10 +494,12 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 	if (!admit) {
 		char *cpus = rm_tm_per_node(intids, freec, nn), *mem = memory_free_text(r);
 
-		*msg = xasprintf("topology manager policy %s: no %sNUMA node%s can hold %u CPUs%s%s "
-				 "(free CPUs: %s%s)", rm_tm_policy_name(tm.policy),
-				 tm.policy == RM_TM_SINGLE_NUMA_NODE ? "single " : "set of ",
-				 tm.policy == RM_TM_SINGLE_NUMA_NODE ? "" : "s", r->count,
+		*msg = xasprintf("topology manager policy %s: %s %u CPUs%s%s (free CPUs: %s%s)",
+				 rm_tm_policy_name(tm.policy),
+				 tm.policy == RM_TM_SINGLE_NUMA_NODE ?
+					 "no single NUMA node can hold" :
+					 "no set of NUMA nodes is preferred by every resource for",
+				 r->count,
 				 r->memory ? " and the memory" : "",
 				 r->nhugepages ? " and the huge pages" : "", cpus, mem);
 		free(cpus);
@@ -507,7 +509,8 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 	}
 	/* best-effort may choose nodes that cannot hold it all: extended to nodes that do (a
 	 * group), else the message names each node's free amount of what is short */
-	if (rm_memmgr_extend(m, &req, distance, pref, best) == 0 && rm_memmgr_violates(m, best)) {
+	if (rm_memmgr_extend(m, &req, tm.prefer_closest ? distance : NULL, pref, best) == 0 &&
+	    rm_memmgr_violates(m, best)) {
 		char *nodes = node_list(m, best);
 
 		*msg = xasprintf("NUMA nodes %s would break another owner's memory group (the "
