@@ -224,3 +224,59 @@ refused() {
 	run -0 cs list -r -o owner
 	assert_output web
 }
+
+# A described machine: 4 nodes of 1 GiB, 4 CPUs each.
+FOUR="package:1 numa:4(memory=1GiB) core:2 pu:2"
+
+@test "memory manager: a described machine (--topology) plans on its own nodes' memory" {
+	local T="package:2 numa:1(memory=4GiB) core:4 pu:2"
+	# no node of 4 GiB holds 5 GiB
+	refused 3 "rm-cpuset: topology manager policy single-numa-node: no single NUMA node can hold 2 CPUs and the memory (free CPUs: node 0: 8, node 1: 8; free memory: node 0: 4GiB, node 1: 4GiB)" \
+		rm-cpuset --topology "$T" alloc --count 2 --owner a --memory 5GiB --policy single-numa-node
+	# owners of 3 GiB: one per node, then no set holds a third
+	run -0 rm-cpuset --topology "$T" alloc --count 1 --owner x --memory 3GiB -o owner,mems,memory_nodes
+	assert_output "owner=x mems=0 memory_nodes=0:3GiB"
+	run -0 rm-cpuset --topology "$T" alloc --count 1 --owner y --memory 3GiB -o owner,mems,memory_nodes
+	assert_output "owner=y mems=1 memory_nodes=1:3GiB"
+	refused 3 "rm-cpuset: not enough free memory on the chosen NUMA nodes: requested 3GiB (free node 0: 1GiB, node 1: 1GiB)" \
+		rm-cpuset --topology "$T" alloc --count 1 --owner z --memory 3GiB
+	# the described nodes, not this machine's, are the ones a reserve names
+	run -0 rm-cpuset --topology "$T" reserve --memory 0:1G,1:512M
+	assert_output --partial "pool=reserved"
+	refused 2 "rm-cpuset: --memory: no such NUMA node: '2'" \
+		rm-cpuset --topology "$T" reserve --memory 2:1G
+	# no huge pages are described: none to ask for
+	run -2 rm-cpuset --topology "$T" alloc --count 1 --owner h --hugepages 2M:1
+}
+
+@test "memory manager: preferred sizes come from allocatable memory (capacity less the system reserve)" {
+	# 512 MiB of each 1 GiB node reserved: 1 GiB needs two nodes, as 5 CPUs do; both
+	# providers prefer nodes 0,1 and restricted admits it there (the kubelet's answer)
+	run -0 rm-cpuset --topology "$FOUR" reserve --memory 0:512M,1:512M,2:512M,3:512M
+	run -0 rm-cpuset --topology "$FOUR" alloc --count 5 --owner a --memory 1G \
+		--policy restricted -o owner,cpus,mems,memory_nodes
+	assert_output "owner=a cpus=0-4 mems=0-1 memory_nodes=0:512MiB,1:512MiB"
+}
+
+@test "memory manager: a node in an owner's NUMA group is no single-node hint and joins no other group" {
+	# a's 1.5 GiB spans nodes 0 and 1: they are one group
+	run -0 rm-cpuset --topology "$FOUR" alloc --count 1 --owner a --memory 1536M \
+		-o owner,mems,memory_nodes
+	assert_output "owner=a mems=0-1 memory_nodes=0:1GiB,1:512MiB"
+	# near node 1, restricted: the memory's only hint there is {0,1}, not preferred
+	refused 3 "rm-cpuset: topology manager policy restricted: no set of NUMA nodes is preferred by every resource for 1 CPUs and the memory (free CPUs: node 0: 3, node 1: 4, node 2: 4, node 3: 4; free memory: node 0: 0B, node 1: 512MiB, node 2: 1GiB, node 3: 1GiB)" \
+		rm-cpuset --topology "$FOUR" alloc --count 1 --owner b --memory 256M --numa-node 1 \
+		--policy restricted
+	# best-effort: node 0 is the narrowest, lowest hint, and the Memory Manager extends it
+	# to the group, never to node 1 alone
+	run -0 rm-cpuset --topology "$FOUR" alloc --count 1 --owner b --memory 256M --numa-node 1 \
+		--policy best-effort -o owner,mems,memory_nodes
+	assert_output "owner=b mems=0-1 memory_nodes=1:256MiB"
+	# elsewhere, a single node as before
+	run -0 rm-cpuset --topology "$FOUR" alloc --count 1 --owner c --memory 256M \
+		--policy restricted -o owner,mems,memory_nodes
+	assert_output "owner=c mems=2 memory_nodes=2:256MiB"
+	# node 2 holds single-node memory now: no group of several takes it
+	refused 3 "rm-cpuset: not enough free memory on the chosen NUMA nodes: requested 1536MiB (free node 0: 0B, node 1: 256MiB, node 2: 768MiB, node 3: 1GiB)" \
+		rm-cpuset --topology "$FOUR" alloc --count 1 --owner d --memory 1536M
+}
