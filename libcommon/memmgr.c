@@ -200,8 +200,10 @@ static int account_item(struct rm_memmgr *m, const char *tok, bool pages, char *
 		return -1;
 	}
 	m->used[AT(m, (size_t)res, (size_t)node)] += amount;
-	if (m->touch)
+	if (m->touch) {
 		m->touch[node] = 1;
+		m->touch[m->nn + (size_t)res] = 1;
+	}
 	return 0;
 bad:
 	*errmsg = xasprintf("invalid reservation: '%s' (%s)", tok,
@@ -217,12 +219,15 @@ int rm_memmgr_account(struct rm_memmgr *m, const char *memory, const char *hugep
 	return each_item(m, hugepages, true, account_item, errmsg);
 }
 
-/* Record the group of an owner whose reservations name the nodes of M->touch, with the nodes
- * of its mems field (the whole set it was given, some of it perhaps with nothing taken). */
+/* Record the group of an owner whose reservations name the nodes of M->touch (then a flag per
+ * resource they name), with the nodes of its mems field (the whole set it was given, some of it
+ * perhaps with nothing taken): each node of the group counts an assignment per resource, as
+ * the kubelet's updateMachineState counts them. */
 static void owner_group(struct rm_memmgr *m, const char *mems)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	unsigned char *g = m->touch;
+	unsigned nres = 0;
 	int id;
 
 	if (mems && rm_cpulist_parse(mems, set, NULL) == 0)
@@ -233,10 +238,12 @@ static void owner_group(struct rm_memmgr *m, const char *mems)
 				g[i] = 1;
 		} hwloc_bitmap_foreach_end();
 	hwloc_bitmap_free(set);
+	for (size_t res = 0; res < m->nres; res++)
+		nres += g[m->nn + res];
 	for (size_t i = 0; i < m->nn; i++)
 		if (g[i]) {
 			memcpy(&m->group[i * m->nn], g, m->nn);
-			m->assigned[i]++;
+			m->assigned[i] += nres;
 		}
 }
 
@@ -256,7 +263,7 @@ int rm_memmgr_account_state(struct rm_memmgr *m, const struct rm_record *recs, s
 			for (size_t k = 0; !rc && m->reserved && k < size; k++)
 				m->reserved[k] += m->used[k] - before[k];
 		} else if ((which & RM_MEMMGR_OWNERS) && !strcmp(kind, "owner")) {
-			m->touch = xcalloc(m->nn + 1, 1);
+			m->touch = xcalloc(m->nn + m->nres + 1, 1);
 			rc = rm_memmgr_account(m, rm_record_get(&recs[i], "memory_nodes"),
 					       rm_record_get(&recs[i], "hugepages"), errmsg);
 			if (!rc && m->group && memchr(m->touch, 1, m->nn))
@@ -559,12 +566,13 @@ int rm_memmgr_take(struct rm_memmgr *m, const struct rm_memreq *req, const unsig
 			return -1;
 		}
 	}
-	/* the nodes are one group now (updateMachineState) */
+	/* the nodes are one group now, with an assignment per resource (updateMachineState) */
 	for (size_t i = 0; m->group && m->assigned && i < m->nn; i++)
 		if (nodes[i]) {
 			for (size_t j = 0; j < m->nn; j++)
 				m->group[i * m->nn + j] = nodes[j] != 0;
-			m->assigned[i]++;
+			for (size_t res = 0; res < m->nres; res++)
+				m->assigned[i] += req_amount(m, req, res) != 0;
 		}
 	for (size_t res = 0; res < m->nres; res++) {
 		uint64_t want = req_amount(m, req, res);

@@ -18,7 +18,7 @@
  * id, hp.nodes): the capacity (MemTotal; nr_hugepages of the node), the system reserve, and what
  * the system reserve and the owners hold. The owners' NUMA groups as the kubelet keeps them
  * (machineState's Cells and NumberOfAssignments): each node's group (itself when alone) and how
- * many owners hold memory or huge pages there.
+ * many reservations (one per owner and resource) it is in.
  */
 struct rm_memmgr {
 	struct rm_hugepages hp;
@@ -32,7 +32,7 @@ struct rm_memmgr {
 	unsigned char *hints; /* [mask], RM_TM_HINT | RM_TM_PREFERRED; NULL beyond
 			       * RM_TM_EXHAUSTIVE_MAX nodes */
 	uint64_t *freebuf, *allocbuf;
-	unsigned char *touch; /* scratch: the nodes an owner's reservations name */
+	unsigned char *touch; /* scratch: the nodes, then the resources, an owner's reservations name */
 };
 
 /*
