@@ -1407,7 +1407,8 @@ int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available,
 	/* generateCPUTopologyHints: every node set with enough free CPUs; preferred: as few
 	 * nodes as could hold the request at all (or spanning the fewest sockets) */
 	prov[0] = (struct rm_tm_provider){ .kind = RM_TM_AMOUNT, .free = freec, .total = total,
-					   .request = count };
+					   .request = count, .name = "cpu" };
+	tm.ids = nl->id;
 	if (o && o->align_by_socket) {
 		prov[0].prefer = socket_aligned;
 		prov[0].ctx = t;
@@ -1423,7 +1424,8 @@ int rm_cpualloc_hint(const struct rm_cputopo *t, hwloc_const_bitmap_t available,
 			rc = RM_CPUALLOC_EINVAL;
 			goto out;
 		}
-		prov[nprov++] = (struct rm_tm_provider){ .kind = RM_TM_NODES, .need = need };
+		prov[nprov++] = (struct rm_tm_provider){ .kind = RM_TM_NODES, .need = need,
+							 .name = "numa-node" };
 	}
 	rm_tm_merge(&tm, nn, PRIV(t)->distance, prov, nprov, best, &pref, &admit);
 	if (!admit) {

@@ -15,7 +15,7 @@
 int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device *const *free_devs,
 		    size_t nfree, hwloc_const_bitmap_t nodes, unsigned count,
 		    hwloc_const_bitmap_t provider, enum rm_tm_policy policy,
-		    const struct rm_tm_config *tm, const unsigned *distance, const char *what,
+		    const struct rm_tm_config *tm, const unsigned *distance, const char *name,
 		    hwloc_bitmap_t hint, char **errmsg)
 {
 	unsigned nn = (unsigned)hwloc_bitmap_weight(nodes), i = 0, nprov = 1;
@@ -25,7 +25,7 @@ int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device 
 	unsigned char *need, *best;
 	bool topo = false, single = policy == RM_TM_SINGLE_NUMA_NODE, pref, admit, whole = true;
 	int *ids, id, rc = 0;
-	char *list;
+	char *list, *what = xasprintf("%s devices", name);
 
 	hwloc_bitmap_zero(hint);
 	if (policy == RM_TM_NONE || count == 0 || nn == 0)
@@ -33,9 +33,12 @@ int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device 
 	if (tm)
 		c = *tm;
 	c.policy = policy;
-	if ((*errmsg = rm_tm_too_many_nodes(&c, nn)))
+	if ((*errmsg = rm_tm_too_many_nodes(&c, nn))) {
+		free(what);
 		return RM_DEVICES_EINVAL;
+	}
 	ids = xcalloc(nn, sizeof(*ids));
+	c.ids = ids;
 	total = xcalloc(nn, sizeof(*total));
 	freec = xcalloc(nn, sizeof(*freec));
 	need = xcalloc(nn, 1);
@@ -56,7 +59,7 @@ int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device 
 	 * preferred when as few nodes as the type's devices, free or not, could need; none (any
 	 * node) when no device has a NUMA node */
 	prov[0] = (struct rm_tm_provider){ .kind = RM_TM_AMOUNT, .free = freec, .total = total,
-					   .request = count, .any = !topo };
+					   .request = count, .any = !topo, .name = name };
 	/* the second provider: every node set holding its nodes, preferred when exactly them */
 	if (provider && !hwloc_bitmap_iszero(provider)) {
 		bool have = false;
@@ -69,7 +72,8 @@ int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device 
 			rc = RM_DEVICES_EINVAL;
 			goto out;
 		}
-		prov[nprov++] = (struct rm_tm_provider){ .kind = RM_TM_NODES, .need = need };
+		prov[nprov++] = (struct rm_tm_provider){ .kind = RM_TM_NODES, .need = need,
+							 .name = "numa-node" };
 	}
 	rm_tm_merge(&c, nn, distance, prov, nprov, best, &pref, &admit);
 	if (!admit) {
@@ -93,6 +97,7 @@ int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device 
 			if (best[i])
 				hwloc_bitmap_set(hint, ids[i]);
 out:
+	free(what);
 	free(ids);
 	free(total);
 	free(freec);

@@ -148,14 +148,15 @@ enum {
  * holding them, preferred when exactly them). ALL and FREE are the devices of the type; NODES the
  * machine's NUMA nodes. HINT receives the nodes chosen, empty for no preference. Under
  * restricted and single-numa-node an unacceptable affinity is ENOSPC with a message naming the
- * free devices per node; WHAT names the devices in it ("gpu devices"). TM (NULL: defaults) holds
- * the Topology Manager's options, DISTANCE (NULL: unknown) the distances between NODES; the
- * hints are merged by topomgr.
+ * free devices per node; NAME names the devices in it and their provider in the decision shown
+ * ("gpu": "gpu devices"). TM (NULL: defaults) holds the Topology Manager's options (with
+ * TM->explain, the decision is written there), DISTANCE (NULL: unknown) the distances between
+ * NODES; the hints are merged by topomgr.
  */
 int rm_devices_hint(struct rm_device *const *all, size_t nall, struct rm_device *const *free_devs,
 		    size_t nfree, hwloc_const_bitmap_t nodes, unsigned count,
 		    hwloc_const_bitmap_t provider, enum rm_tm_policy policy,
-		    const struct rm_tm_config *tm, const unsigned *distance, const char *what,
+		    const struct rm_tm_config *tm, const unsigned *distance, const char *name,
 		    hwloc_bitmap_t hint, char **errmsg);
 
 /*

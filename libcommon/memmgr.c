@@ -123,6 +123,15 @@ int rm_memmgr_open(struct rm_memmgr *m, const struct rm_topo *t, char **errmsg)
 	for (size_t i = 0; i < m->nn; i++)
 		m->group[i * m->nn + i] = 1;
 	m->assigned = xcalloc(m->nn + 1, sizeof(*m->assigned));
+	/* the kubelet's resource names */
+	m->names = xcalloc(m->nres, sizeof(*m->names));
+	m->names[0] = xstrdup("memory");
+	for (size_t s = 0; s < m->hp.nsizes; s++) {
+		char *q = rm_size_quantity(m->hp.sizes[s]);
+
+		m->names[1 + s] = xasprintf("hugepages-%s", q);
+		free(q);
+	}
 	return 0;
 }
 
@@ -137,6 +146,9 @@ void rm_memmgr_close(struct rm_memmgr *m)
 	free(m->hints);
 	free(m->freebuf);
 	free(m->allocbuf);
+	for (size_t res = 0; m->names && res < m->nres; res++)
+		free(m->names[res]);
+	free(m->names);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -427,6 +439,7 @@ size_t rm_memmgr_providers(struct rm_memmgr *m, const struct rm_memreq *req,
 		p[np].hints = m->hints;
 		p[np].allow = allow_cb;
 		p[np].ctx = m;
+		p[np].name = m->names ? m->names[res] : NULL;
 		/* no set holds it: the kubelet's empty hints, no preference (the allocation then
 		 * fails for want of memory) */
 		p[np++].any = !nhints;

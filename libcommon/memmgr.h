@@ -33,6 +33,7 @@ struct rm_memmgr {
 			       * RM_TM_EXHAUSTIVE_MAX nodes */
 	uint64_t *freebuf, *allocbuf;
 	unsigned char *touch; /* scratch: the nodes, then the resources, an owner's reservations name */
+	char **names;         /* per resource, as the kubelet names it: memory, hugepages-2Mi */
 };
 
 /*

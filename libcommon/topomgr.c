@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpulist.h"
+#include "record.h"
 #include "topomgr.h"
 #include "xalloc.h"
 
@@ -633,11 +635,70 @@ char *rm_tm_too_many_nodes(const struct rm_tm_config *config, unsigned nn)
 			 nn, config->max_nodes);
 }
 
+/* ---- the decision shown ---- */
+
+/* The node ids of MASK, or of the flags IN when IN is set, as a list. Allocated. */
+static char *explain_nodes(const struct rm_tm_config *c, unsigned nn, unsigned long mask,
+			   const unsigned char *in)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	char *s;
+
+	for (unsigned i = 0; i < nn; i++)
+		if (in ? in[i] != 0 : (mask >> i & 1))
+			hwloc_bitmap_set(set, c->ids ? (unsigned)c->ids[i] : i);
+	s = rm_cpulist_format(set);
+	hwloc_bitmap_free(set);
+	return s;
+}
+
+static void explain_record(FILE *out, const char *kind, const char *what, const char *nodes,
+			   bool pref, const char *admit, const char *merge)
+{
+	struct rm_record r = { 0 };
+
+	rm_record_set(&r, kind, what);
+	rm_record_set(&r, "nodes", nodes);
+	rm_record_set(&r, "preferred", pref ? "yes" : "no");
+	if (admit)
+		rm_record_set(&r, "admit", admit);
+	if (merge)
+		rm_record_set(&r, "merge", merge);
+	rm_record_write(out, &r);
+	rm_record_free(&r);
+}
+
+static void explain_hints(const struct rm_tm_config *c, unsigned nn,
+			  const struct rm_tm_provider *p)
+{
+	unsigned long all = (1UL << nn) - 1;
+	unsigned char *st = xcalloc((size_t)all + 1, 1);
+	const char *name = p->name ? p->name : "-";
+	bool empty;
+
+	if (!provider_hints(p, nn, all, st, &empty))
+		explain_record(c->explain, "hint", name, "any", true, NULL, NULL);
+	else if (empty)
+		explain_record(c->explain, "hint", name, "none", false, NULL, NULL);
+	else
+		for (unsigned long m = 1; m <= all; m++)
+			if (st[m]) {
+				char *nodes = explain_nodes(c, nn, m, NULL);
+
+				explain_record(c->explain, "hint", name, nodes, st[m] & ST_PREF, NULL,
+					       NULL);
+				free(nodes);
+			}
+	free(st);
+}
+
 int rm_tm_merge_forced(const struct rm_tm_config *config, unsigned nn, const unsigned *distance,
 		       const struct rm_tm_provider *p, size_t np, unsigned char *best,
 		       bool *preferred, bool *admit, int force)
 {
 	unsigned limit = config->exhaustive ? config->exhaustive : RM_TM_EXHAUSTIVE;
+	bool every;
+	int rc;
 
 	if (config->max_nodes && nn > config->max_nodes)
 		return RM_TM_EINVAL;
@@ -647,9 +708,21 @@ int rm_tm_merge_forced(const struct rm_tm_config *config, unsigned nn, const uns
 		limit = RM_TM_EXHAUSTIVE_MAX;
 	if (force == 2)
 		limit = 0;
-	if (nn <= limit)
-		return exhaustive(config, nn, distance, p, np, best, preferred, admit);
-	return search(config, nn, distance, p, np, best, preferred, admit);
+	every = nn <= limit;
+	if (every)
+		rc = exhaustive(config, nn, distance, p, np, best, preferred, admit);
+	else
+		rc = search(config, nn, distance, p, np, best, preferred, admit);
+	if (config->explain) {
+		char *nodes = explain_nodes(config, nn, 0, best);
+
+		for (size_t i = 0; every && i < np; i++)
+			explain_hints(config, nn, &p[i]);
+		explain_record(config->explain, "merged", rm_tm_policy_name(config->policy), nodes,
+			       *preferred, *admit ? "yes" : "no", every ? "every-set" : "search");
+		free(nodes);
+	}
+	return rc;
 }
 
 int rm_tm_merge(const struct rm_tm_config *config, unsigned nn, const unsigned *distance,

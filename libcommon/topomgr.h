@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <hwloc.h>
 
@@ -54,6 +55,8 @@ struct rm_tm_provider {
 	/* optional: whether the node set IN (a flag per node) may be a hint at all, whatever its
 	 * amounts (the Memory Manager's NUMA groups); asked by the search */
 	bool (*allow)(const void *ctx, const unsigned char *in);
+	/* the resource, for the decision shown (CONFIG->explain): "cpu", "memory", "gpu" */
+	const char *name;
 };
 
 struct rm_tm_config {
@@ -62,6 +65,11 @@ struct rm_tm_config {
 	unsigned max_nodes;    /* max-allowable-numa-nodes: more nodes are refused; 0 no limit */
 	unsigned exhaustive;   /* up to this many nodes the kubelet's merge of every node set
 				* (0: RM_TM_EXHAUSTIVE); beyond, the search below */
+	/* when set, rm_tm_merge writes its decision there as records, as the kubelet's verbose
+	 * log shows it: each provider's hints (from the merge of every node set), then the
+	 * merged hint; IDS names the nodes (NULL: 0..NN-1) */
+	FILE *explain;
+	const int *ids;
 };
 
 /* The kubelet enumerates every subset of nodes; so does the merge up to this many nodes. */
@@ -93,6 +101,14 @@ enum {
 int rm_tm_merge(const struct rm_tm_config *config, unsigned nn, const unsigned *distance,
 		const struct rm_tm_provider *p, size_t np, unsigned char *best, bool *preferred,
 		bool *admit);
+
+/*
+ * The decision records rm_tm_merge writes to CONFIG->explain:
+ *   hint=NAME nodes=LIST preferred=yes|no      one per hint of each provider (nodes=any: no
+ *                                              NUMA preference; nodes=none: no set holds it)
+ *   merged=POLICY nodes=LIST preferred=yes|no admit=yes|no merge=every-set|search
+ * Hints are listed up to the exhaustive merge's node count only.
+ */
 
 /* The refusal of NN nodes beyond max-allowable-numa-nodes (allocated), or NULL within it. */
 char *rm_tm_too_many_nodes(const struct rm_tm_config *config, unsigned nn);

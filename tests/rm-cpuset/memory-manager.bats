@@ -280,3 +280,23 @@ FOUR="package:1 numa:4(memory=1GiB) core:2 pu:2"
 	refused 3 "rm-cpuset: not enough free memory on the chosen NUMA nodes: requested 1536MiB (free node 0: 0B, node 1: 256MiB, node 2: 768MiB, node 3: 1GiB)" \
 		rm-cpuset --topology "$FOUR" alloc --count 1 --owner d --memory 1536M
 }
+
+@test "memory manager: alloc --explain shows each provider's hints, the merged hint and the extension" {
+	run -0 cs alloc --count 2 --owner t --memory 20G --numa-node 0 --policy best-effort \
+		--explain --dry-run -o owner,mems
+	# every provider lists its hints: the CPUs', the memory's (node 2 and node 3 alone are
+	# the preferred ones) and node 0's
+	assert_line "hint=cpu nodes=0 preferred=yes"
+	assert_line "hint=cpu nodes=0-1 preferred=no"
+	assert_line "hint=memory nodes=2 preferred=yes"
+	assert_line "hint=memory nodes=0-1 preferred=no"
+	assert_line "hint=numa-node nodes=0 preferred=yes"
+	refute_line "hint=memory nodes=0 preferred=yes"
+	# no preferred merge (the memory's preferred sets hold no CPU): node 0, extended to 0-1
+	assert_line --index $((${#lines[@]} - 3)) "merged=best-effort nodes=0 preferred=no admit=yes merge=every-set"
+	assert_line --index $((${#lines[@]} - 2)) "extended=memory nodes=0-1"
+	assert_line --index $((${#lines[@]} - 1)) "owner=t mems=0-1"
+	# the hints are each set once per provider
+	run -0 bash -c "rm-cpuset --sysroot '$TIERS' alloc --count 2 --owner t --memory 20G --policy best-effort --explain --dry-run | grep -c '^hint=memory '"
+	assert_output 13
+}

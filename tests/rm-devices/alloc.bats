@@ -346,3 +346,23 @@ gate_open() {
 	printf '[class bad]\nselector = type ==\n' >"$RM_CONFIG_DIR/classes.d/bad.conf"
 	refused 2 "bad.conf:2:" dev alloc --class bad --count 1 --owner b
 }
+
+@test "alloc --explain: the providers' hints and the merged hint, before the devices" {
+	run -0 dev alloc --type gpu --count 2 --owner a --numa-node 0
+	# 2 free on node 0, 4 on node 1: one node holds 3, node 1 alone
+	run -0 dev alloc --type gpu --count 3 --owner r --policy restricted --explain -o numa -r
+	assert_output "$(printf '%s\n' 'hint=gpu nodes=1 preferred=yes' \
+		'hint=gpu nodes=0-1 preferred=no' \
+		'merged=restricted nodes=1 preferred=yes admit=yes merge=every-set' 1 1 1)"
+	# node 0 full; the owner's CPUs on node 0 are a second provider: no hint of both is
+	# preferred, and the best of the others is the lower single node
+	run -0 dev alloc --type gpu --count 2 --owner b --numa-node 0
+	run -0 rm-cpuset --sysroot "$GPU" alloc --count 1 --owner p --numa-node 0
+	run -3 --separate-stderr dev alloc --type gpu --count 1 --owner p --policy restricted --explain
+	assert_output "$(printf '%s\n' 'hint=gpu nodes=1 preferred=yes' \
+		'hint=gpu nodes=0-1 preferred=no' \
+		'hint=numa-node nodes=0 preferred=yes' \
+		'hint=numa-node nodes=0-1 preferred=no' \
+		'merged=restricted nodes=0 preferred=no admit=no merge=every-set')"
+	assert_equal "$stderr" "rm-devices: topology manager policy restricted: no preferred NUMA affinity for 1 gpu devices with the owner's CPUs (free: node 0: 0, node 1: 1)"
+}

@@ -43,6 +43,7 @@ enum {
 	OPT_HUGEPAGES,
 	OPT_RESERVE_MEMORY,
 	OPT_CPU_KIND,
+	OPT_EXPLAIN,
 };
 
 static const struct argp_option alloc_options[] = {
@@ -438,6 +439,21 @@ static char *node_list(const struct rm_memmgr *m, const unsigned char *in)
 	return s;
 }
 
+/* The decision record of the Memory Manager's extension of the merged nodes to NODES (EXT 0),
+ * or of its failure (EXT -1). */
+static void explain_extension(FILE *out, const struct rm_memmgr *m, const unsigned char *nodes,
+			      int ext)
+{
+	struct rm_record rec = { 0 };
+	char *list = node_list(m, nodes);
+
+	rm_record_set(&rec, "extended", "memory");
+	rm_record_set(&rec, "nodes", ext == 0 ? list : "none");
+	rm_record_write(out, &rec);
+	rm_record_free(&rec);
+	free(list);
+}
+
 /*
  * The NUMA affinity of R over every node with CPUs or memory (memory-only nodes too): the CPU
  * provider (free CPUs of AVAIL per node), one provider per resource asked (memory, each huge
@@ -461,7 +477,7 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 	int *intids = xcalloc(nn, sizeof(*intids));
 	unsigned *distance;
 	bool pref = false, admit = false, any_need = false;
-	int rc = 0;
+	int rc = 0, ext;
 
 	for (size_t i = 0; i < nn; i++) {
 		unsigned id = m->hp.nodes[i].id;
@@ -481,9 +497,12 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 		}
 	}
 	prov[0] = rm_tm_amount(freec, totalc, r->count);
+	prov[0].name = "cpu";
 	np += rm_memmgr_providers(m, &req, prov + 1);
 	if (any_need)
-		prov[np++] = (struct rm_tm_provider){ .kind = RM_TM_NODES, .need = need };
+		prov[np++] = (struct rm_tm_provider){ .kind = RM_TM_NODES, .need = need,
+						      .name = "numa-node" };
+	tm.ids = intids;
 	tm.policy = r->policy == RM_TM_NONE ? RM_TM_BEST_EFFORT : r->policy;
 	distance = rm_tm_distances(p->t->topo, ids, nn);
 	if (rm_tm_merge(&tm, nn, distance, prov, np, best, &pref, &admit) == RM_TM_EINVAL) {
@@ -509,8 +528,11 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 	}
 	/* best-effort may choose nodes that cannot hold it all: extended to nodes that do (a
 	 * group), else the message names each node's free amount of what is short */
-	if (rm_memmgr_extend(m, &req, tm.prefer_closest ? distance : NULL, pref, best) == 0 &&
-	    rm_memmgr_violates(m, best)) {
+	memcpy(need, best, nn); /* the merged nodes, to show an extension */
+	ext = rm_memmgr_extend(m, &req, tm.prefer_closest ? distance : NULL, pref, best);
+	if (tm.explain && memcmp(need, best, nn))
+		explain_extension(tm.explain, m, best, ext);
+	if (ext == 0 && rm_memmgr_violates(m, best)) {
 		char *nodes = node_list(m, best);
 
 		*msg = xasprintf("NUMA nodes %s would break another owner's memory group (the "
@@ -785,6 +807,8 @@ void alloc_memory_limits(struct pool *p, struct alloc_req *r, size_t index)
 
 static const struct argp_option alloc_cmd_options[] = {
 	{ "dry-run", OPT_DRY_RUN, NULL, 0, "choose and print, change nothing", 0 },
+	{ "explain", OPT_EXPLAIN, NULL, 0,
+	  "first print the Topology Manager's decision: each provider's hints, the merged hint", 0 },
 	{ "memory", OPT_MEMORY, "SIZE", 0,
 	  "reserve SIZE of memory on its NUMA nodes (memory.max and memory.min)", 0 },
 	{ "hugepages", OPT_HUGEPAGES, "SIZE:N", 0,
@@ -802,6 +826,9 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DRY_RUN:
 		r->dry_run = true;
+		break;
+	case OPT_EXPLAIN:
+		r->opts.tm.explain = stdout;
 		break;
 	case OPT_MEMORY: {
 		char *msg = NULL;

@@ -27,6 +27,7 @@ enum {
 	OPT_SAME_ROOT,
 	OPT_TM_OPTION,
 	OPT_DRY_RUN,
+	OPT_EXPLAIN,
 };
 
 struct alloc_args {
@@ -53,6 +54,8 @@ static const struct argp_option alloc_options[] = {
 	  "prefer-closest-numa-nodes[=BOOL] or max-allowable-numa-nodes=N", 0 },
 	{ "same-root", OPT_SAME_ROOT, NULL, 0, "all devices on one PCI root, or none", 0 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0, "choose and print, change nothing", 0 },
+	{ "explain", OPT_EXPLAIN, NULL, 0,
+	  "first print the Topology Manager's decision: each provider's hints, the merged hint", 0 },
 	{ 0 }
 };
 
@@ -123,6 +126,9 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DRY_RUN:
 		a->dry_run = true;
+		break;
+	case OPT_EXPLAIN:
+		a->tm.explain = stdout;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
@@ -337,7 +343,7 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 		unsigned *dist = rm_tm_distances(t->topo, ns, (unsigned)hwloc_bitmap_weight(ns));
 
 		rc = rm_devices_hint(all, nall, cand, ncand, ns, a.count, provider, a.policy, &a.tm,
-				     dist, what, hint, &msg);
+				     dist, a.cls ? a.cls : rm_devices_type_name(a.type), hint, &msg);
 		free(dist);
 	}
 	if (!rc)
