@@ -183,8 +183,10 @@ heap_under() {
 	local hp=/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages
 	echo 4 >"$hp"
 	[ "$(cat "$hp")" -eq 4 ] || fail "node 0 would not take 4 huge pages"
-	# node 0 has less than 1200M of its 1G: the rest from node 2, its nearest (memory only)
+	# node 0 has less than 1200M of its 1G: the Memory Manager extends it to two nodes, with
+	# prefer-closest-numa-nodes the closest pair: node 2, its nearest (memory only)
 	run -0 rm-cpuset alloc --count 2 --owner mm --numa-node 0 --policy best-effort \
+		--topology-manager-option prefer-closest-numa-nodes \
 		--memory 1200M --hugepages 2M:2 -o owner,cpus,mems,memory,hugepages
 	echo 0 >"$hp"
 	assert_output "owner=mm cpus=0-1 mems=0,2 memory=1200MiB hugepages=2MiB:0:2"
