@@ -2,12 +2,16 @@
 /* The input of a run, decided once from the options and the environment, with its root fds. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cgroup.h"
+#include "exitcodes.h"
 #include "input.h"
 #include "kernfs.h"
+#include "msg.h"
 #include "options.h"
 #include "resctrl.h"
 #include "snaparchive.h"
@@ -29,6 +33,27 @@ void rm_input_defaults(const char **sysroot, const char **topology)
 	*topology = env("RM_TOPOLOGY");
 	if (!*topology)
 		*sysroot = env("RM_SYSROOT");
+}
+
+/* A synthetic description is a list of "type:count" tokens ("package:2 core:8 pu:2"). */
+static bool looks_synthetic(const char *spec)
+{
+	return strchr(spec, ':') && !strchr(spec, '/') && !strstr(spec, ".xml");
+}
+
+/* What --topology names: an existing file is XML (a directory is refused when the topology is
+ * read), else a synthetic description when it reads as one, else a missing XML file. */
+static void topology_kind(struct rm_input *in)
+{
+	struct stat st;
+
+	in->kind = RM_INPUT_XML;
+	if (stat(in->topology, &st) == 0)
+		in->topology_errno = S_ISDIR(st.st_mode) ? EISDIR : 0;
+	else if (looks_synthetic(in->topology))
+		in->kind = RM_INPUT_SYNTHETIC;
+	else
+		in->topology_errno = errno;
 }
 
 /* A registered root's descriptor, -1 when it cannot be opened (the tools that need it say why
@@ -59,9 +84,9 @@ const struct rm_input *rm_input_resolve(const struct rm_common *c)
 	}
 	if (in->sysroot && !strcmp(in->sysroot, "/") && !in->given)
 		in->sysroot = NULL;
-	in->source = in->topology ? RM_INPUT_TOPOLOGY
-		     : in->sysroot ? RM_INPUT_SYSROOT
-				   : RM_INPUT_LIVE;
+	in->kind = in->sysroot ? RM_INPUT_SNAPSHOT : RM_INPUT_LIVE;
+	if (in->topology)
+		topology_kind(in);
 	/* a snapshot archive given as --sysroot is unpacked here, before its root is opened */
 	if (in->sysroot)
 		in->sysroot = rm_archive_sysroot(in->sysroot);
@@ -85,4 +110,47 @@ const struct rm_input *rm_input_resolve(const struct rm_common *c)
 const struct rm_input *rm_input(void)
 {
 	return rm_input_resolve(NULL);
+}
+
+bool rm_input_here(const struct rm_input *in)
+{
+	return in->kind == RM_INPUT_LIVE;
+}
+
+bool rm_input_sysfs(const struct rm_input *in)
+{
+	return in->kind == RM_INPUT_LIVE || in->kind == RM_INPUT_SNAPSHOT;
+}
+
+bool rm_input_described(const struct rm_input *in)
+{
+	return !rm_input_sysfs(in);
+}
+
+const char *rm_input_root(const struct rm_input *in)
+{
+	return in->kind == RM_INPUT_SNAPSHOT ? in->sysroot : NULL;
+}
+
+const char *rm_input_name(const struct rm_input *in)
+{
+	return rm_input_described(in) ? in->topology : rm_input_root(in);
+}
+
+void rm_input_invalid(const struct rm_input *in, const char *what)
+{
+	if (errno == ENOMEM) /* out of memory is no fault of the input */
+		rm_err(RM_EXIT_FAILURE, "%s: '%s'", what, rm_input_name(in));
+	rm_usage_errx("%s: '%s'", what, rm_input_name(in));
+}
+
+void rm_input_check(const struct rm_input *in)
+{
+	if (in->topology_errno == EISDIR)
+		rm_usage_errx("--topology takes an XML file or a synthetic description, use --sysroot "
+			      "for a snapshot directory: '%s'", in->topology);
+	if (in->topology_errno) {
+		errno = in->topology_errno;
+		rm_input_invalid(in, "no such topology file");
+	}
 }

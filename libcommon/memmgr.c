@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cpulist.h"
+#include "input.h"
 #include "memmgr.h"
 #include "size.h"
 #include "xalloc.h"
@@ -113,9 +114,9 @@ static int open_sysfs(struct rm_memmgr *m, const char *sysroot, char **errmsg)
 int rm_memmgr_open(struct rm_memmgr *m, const struct rm_topo *t, char **errmsg)
 {
 	memset(m, 0, sizeof(*m));
-	if (t->source == RM_TOPO_XML || t->source == RM_TOPO_SYNTHETIC)
+	if (rm_input_described(t->in))
 		open_described(m, t->topo);
-	else if (open_sysfs(m, t->sysroot, errmsg) < 0)
+	else if (open_sysfs(m, rm_input_root(t->in), errmsg) < 0)
 		return -1;
 	m->reserved = xcalloc(m->nres * m->nn + 1, sizeof(*m->reserved));
 	m->used = xcalloc(m->nres * m->nn + 1, sizeof(*m->used));

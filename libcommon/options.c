@@ -313,10 +313,8 @@ void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_
 	     c->out.noheadings || c->out.bytes))
 		rm_usage_errx("output options do not apply to '%s'", saved);
 	parse_wrapped(argp, argc, argv, c, input, false, flags);
-	/* the tools read c->sysroot too: an archive's is its unpacked copy */
-	const struct rm_input *in = rm_input_resolve(c);
-	if (c->sysroot && in->sysroot)
-		c->sysroot = in->sysroot;
+	/* the input is decided here, once; the commands ask rm_input() what it is */
+	rm_input_resolve(c);
 	argv[0] = saved;
 	free(name);
 }

@@ -12,6 +12,7 @@
 /* The values of the shared options, filled by rm_common_argp. */
 struct rm_common {
 	struct rm_outopts out;
+	/* The input options as parsed, for rm_input_resolve: what they name is asked of it. */
 	const char *sysroot;  /* --sysroot or RM_SYSROOT */
 	const char *topology; /* --topology or RM_TOPOLOGY */
 };

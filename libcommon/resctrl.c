@@ -52,8 +52,9 @@ static long long read_number(const char *dir, const char *name, int base)
 char *rm_resctrl_root(const char *sysroot)
 {
 	const struct rm_input *in = rm_input();
+	const char *root = rm_input_root(in);
 
-	if (in->resctrl_tree || (sysroot && in->sysroot && !strcmp(sysroot, in->sysroot)))
+	if (in->resctrl_tree || (sysroot && root && !strcmp(sysroot, root)))
 		return xstrdup(in->resctrl_root);
 	if (sysroot && *sysroot && strcmp(sysroot, "/"))
 		return xasprintf("%s%s", sysroot, RM_RESCTRL_ROOT_DEFAULT);

@@ -11,6 +11,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "sysfs.h"
 #include "topology.h"
 #include "xalloc.h"
@@ -43,12 +44,6 @@ static bool has_cpu_topology(const char *dir)
 	return found;
 }
 
-/* A synthetic description is a list of "type:count" tokens ("package:2 core:8 pu:2"). */
-static bool looks_synthetic(const char *spec)
-{
-	return strchr(spec, ':') && !strchr(spec, '/') && !strstr(spec, ".xml");
-}
-
 static hwloc_bitmap_t read_cpu_set(const char *root, const char *file)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
@@ -66,13 +61,14 @@ static hwloc_bitmap_t read_cpu_set(const char *root, const char *file)
 static void read_cpu_states(struct rm_topo *t)
 {
 	hwloc_const_bitmap_t complete = hwloc_topology_get_complete_cpuset(t->topo);
+	const char *root = rm_input_root(t->in);
 
 	t->allowed = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(t->topo));
-	t->possible = read_cpu_set(t->sysroot, "possible");
-	t->present = read_cpu_set(t->sysroot, "present");
-	t->online = read_cpu_set(t->sysroot, "online");
-	t->isolated = read_cpu_set(t->sysroot, "isolated");
-	t->nohz_full = read_cpu_set(t->sysroot, "nohz_full");
+	t->possible = read_cpu_set(root, "possible");
+	t->present = read_cpu_set(root, "present");
+	t->online = read_cpu_set(root, "online");
+	t->isolated = read_cpu_set(root, "isolated");
+	t->nohz_full = read_cpu_set(root, "nohz_full");
 
 	if (!t->online)
 		t->online = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(t->topo));
@@ -91,7 +87,7 @@ static void hwloc_cpu_states(struct rm_topo *t)
 	hwloc_bitmap_andnot(t->offline, t->offline, t->online);
 	t->present = hwloc_bitmap_dup(hwloc_topology_get_complete_cpuset(t->topo));
 	t->possible = hwloc_bitmap_dup(t->present);
-	if (t->source == RM_TOPO_SYNTHETIC) {
+	if (t->in->kind == RM_INPUT_SYNTHETIC) {
 		/* a described machine has no isolated CPUs, rather than unknown ones */
 		t->isolated = hwloc_bitmap_alloc();
 		t->nohz_full = hwloc_bitmap_alloc();
@@ -105,12 +101,12 @@ static bool node_cpus_from_sysfs(struct rm_topo *t)
 {
 	hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(t->topo);
 
-	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
+	if (!rm_input_sysfs(t->in))
 		return false;
 	for (unsigned i = 0; i < t->nnodes; i++) {
 		hwloc_obj_t o = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, i);
 		char *path = xasprintf("sys/devices/system/node/node%u/cpulist", o->os_index);
-		int rc = rm_sysfs_read_set(t->sysroot, path, t->node[i].cpus);
+		int rc = rm_sysfs_read_set(rm_input_root(t->in), path, t->node[i].cpus);
 
 		free(path);
 		if (rc < 0)
@@ -168,8 +164,9 @@ static void node_cpus_from_hwloc(struct rm_topo *t)
 /* The memory tiers of the kernel: sys/devices/virtual/memory_tiering/memory_tierN/nodelist. */
 static void read_tiers(struct rm_topo *t)
 {
-	char *dir = rm_sysfs_path(t->sysroot, "sys/devices/virtual/memory_tiering");
-	DIR *d = t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT ? opendir(dir) : NULL;
+	const char *root = rm_input_root(t->in);
+	char *dir = rm_sysfs_path(root, "sys/devices/virtual/memory_tiering");
+	DIR *d = rm_input_sysfs(t->in) ? opendir(dir) : NULL;
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	struct dirent *de;
 
@@ -182,7 +179,7 @@ static void read_tiers(struct rm_topo *t)
 			continue;
 		path = xasprintf("sys/devices/virtual/memory_tiering/%s/nodelist", de->d_name);
 		hwloc_bitmap_zero(set);
-		if (rm_sysfs_read_set(t->sysroot, path, set) == 0)
+		if (rm_sysfs_read_set(root, path, set) == 0)
 			hwloc_bitmap_foreach_begin(id, set) {
 				hwloc_obj_t o = hwloc_get_numanode_obj_by_os_index(t->topo, id);
 
@@ -253,70 +250,56 @@ static void read_nodes(struct rm_topo *t)
 	find_nearest(t);
 }
 
-static void load_error(const struct rm_common *c, const char *what)
-{
-	const char *input = c->topology ? c->topology : c->sysroot;
-
-	if (errno == ENOMEM) /* out of memory is no fault of the input */
-		rm_err(RM_EXIT_FAILURE, "%s: '%s'", what, input);
-	rm_usage_errx("%s: '%s'", what, input);
-}
+/* What an XML or synthetic topology stands on (rm_topo_wrap): a described machine. */
+static const struct rm_input described = {
+	.kind = RM_INPUT_SYNTHETIC,
+	.sysroot_fd = -1,
+	.cgroup_fd = -1,
+	.resctrl_fd = -1,
+};
 
 struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 {
+	const struct rm_input *in = rm_input_resolve(c);
+	const char *root = rm_input_root(in);
 	struct rm_topo *t = xcalloc(1, sizeof(*t));
 	unsigned long hflags = 0;
 
+	t->in = in;
 	/* hwloc loads every plugin at the first init, and they pull in large libraries (X11,
 	 * OpenCL, libxml2 with ICU): keep PCI only when devices are asked for, libxml2 only to
 	 * read XML (hwloc's own XML reader is the fallback). */
 	setenv("HWLOC_PLUGINS_BLACKLIST",
-	       c->topology && !looks_synthetic(c->topology) ?
+	       in->kind == RM_INPUT_XML ?
 		       (flags & RM_TOPO_WANT_IO ? "hwloc_gl,hwloc_opencl" :
 						  "hwloc_gl,hwloc_opencl,hwloc_pci") :
 		       (flags & RM_TOPO_WANT_IO ? "hwloc_gl,hwloc_opencl,hwloc_xml_libxml" :
 						  "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml"),
 	       0);
 
-	if (c->topology) {
-		struct stat st;
+	rm_input_check(in);
+	if (in->kind == RM_INPUT_SNAPSHOT) {
+		char *cpu = rm_sysfs_path(root, "sys/devices/system/cpu");
 
-		if (stat(c->topology, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
-				rm_usage_errx("--topology takes an XML file or a synthetic description, "
-					      "use --sysroot for a snapshot directory: '%s'",
-					      c->topology);
-			t->source = RM_TOPO_XML;
-		} else if (looks_synthetic(c->topology)) {
-			t->source = RM_TOPO_SYNTHETIC;
-		} else {
-			load_error(c, "no such topology file");
-		}
-	} else if (c->sysroot) {
-		char *cpu = rm_sysfs_path(c->sysroot, "sys/devices/system/cpu");
-
-		if (!is_dir(c->sysroot))
-			load_error(c, "no such directory");
+		if (!is_dir(root))
+			rm_input_invalid(in, "no such directory");
 		if (!is_dir(cpu))
-			load_error(c, "not a snapshot (no sys/devices/system/cpu)");
+			rm_input_invalid(in, "not a snapshot (no sys/devices/system/cpu)");
 		if (!has_cpu_topology(cpu))
-			load_error(c, "not a snapshot (no sys/devices/system/cpu/cpuN/topology)");
+			rm_input_invalid(in,
+					 "not a snapshot (no sys/devices/system/cpu/cpuN/topology)");
 		free(cpu);
-		t->source = RM_TOPO_SYSROOT;
-		t->sysroot = c->sysroot;
 		/* hwloc's Linux backend reads /sys and /proc under this root (as hwloc --input does) */
-		setenv("HWLOC_FSROOT", c->sysroot, 1);
+		setenv("HWLOC_FSROOT", root, 1);
 		unsetenv("HWLOC_XMLFILE");
 		unsetenv("HWLOC_SYNTHETIC");
-	} else {
-		t->source = RM_TOPO_LIVE;
 	}
 
 	if (hwloc_topology_init(&t->topo) < 0)
 		rm_err(RM_EXIT_FAILURE, "cannot initialize hwloc");
 	/* The x86 backend binds to every CPU to run cpuid; sysfs already says what we report. */
 	hwloc_topology_set_components(t->topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
-	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT)
+	if (rm_input_sysfs(in))
 		hflags |= HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED;
 	hwloc_topology_set_flags(t->topo, hflags);
 	/* hwloc drops instruction caches by default; the caches listing has l1i records */
@@ -324,21 +307,22 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 	if (flags & RM_TOPO_WANT_IO)
 		hwloc_topology_set_io_types_filter(t->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 
-	if (t->source == RM_TOPO_XML && hwloc_topology_set_xml(t->topo, c->topology) < 0)
-		load_error(c, "not a valid hwloc topology XML file");
-	if (t->source == RM_TOPO_SYNTHETIC && hwloc_topology_set_synthetic(t->topo, c->topology) < 0)
-		load_error(c, "invalid synthetic topology");
+	if (in->kind == RM_INPUT_XML && hwloc_topology_set_xml(t->topo, in->topology) < 0)
+		rm_input_invalid(in, "not a valid hwloc topology XML file");
+	if (in->kind == RM_INPUT_SYNTHETIC &&
+	    hwloc_topology_set_synthetic(t->topo, in->topology) < 0)
+		rm_input_invalid(in, "invalid synthetic topology");
 	if (hwloc_topology_load(t->topo) < 0) {
-		if (t->source == RM_TOPO_XML)
-			load_error(c, "not a valid hwloc topology XML file");
+		if (in->kind == RM_INPUT_XML)
+			rm_input_invalid(in, "not a valid hwloc topology XML file");
 		rm_err(RM_EXIT_FAILURE, "cannot load the topology");
 	}
-	if (t->source == RM_TOPO_SYSROOT &&
+	if (in->kind == RM_INPUT_SNAPSHOT &&
 	    (hwloc_bitmap_iszero(hwloc_topology_get_complete_cpuset(t->topo)) ||
 	     !hwloc_obj_get_info_by_name(hwloc_get_root_obj(t->topo), "Backend")))
-		load_error(c, "not a snapshot (no CPUs found)");
+		rm_input_invalid(in, "not a snapshot (no CPUs found)");
 
-	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT)
+	if (rm_input_sysfs(in))
 		read_cpu_states(t);
 	else
 		hwloc_cpu_states(t);
@@ -352,7 +336,7 @@ struct rm_topo *rm_topo_wrap(hwloc_topology_t topo)
 
 	t->topo = topo;
 	t->borrowed = true;
-	t->source = RM_TOPO_SYNTHETIC;
+	t->in = &described;
 	hwloc_cpu_states(t);
 	read_nodes(t);
 	return t;

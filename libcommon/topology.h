@@ -7,14 +7,8 @@
 
 #include <hwloc.h>
 
+#include "input.h"
 #include "options.h"
-
-enum rm_topo_source {
-	RM_TOPO_LIVE,      /* this machine */
-	RM_TOPO_SYSROOT,   /* a /sys and /proc snapshot */
-	RM_TOPO_XML,       /* an hwloc XML file */
-	RM_TOPO_SYNTHETIC, /* an hwloc synthetic description */
-};
 
 enum rm_topo_flags {
 	RM_TOPO_WANT_IO = 1 << 0, /* PCI devices and OS devices (loads hwloc's I/O discovery) */
@@ -22,8 +16,7 @@ enum rm_topo_flags {
 
 struct rm_topo {
 	hwloc_topology_t topo;
-	enum rm_topo_source source;
-	const char *sysroot; /* for sysfs reads; NULL unless live or sysroot */
+	const struct rm_input *in; /* what it was read from; sysfs reads go under rm_input_root */
 	/* CPU states from sysfs (live and sysroot); from hwloc otherwise. NULL when unknown. */
 	hwloc_bitmap_t possible, present, online, offline, isolated, nohz_full;
 	hwloc_bitmap_t allowed; /* CPUs this process's cpuset allows (hwloc allowed cpuset) */
@@ -42,8 +35,9 @@ struct rm_topo_node {
 };
 
 /*
- * Load the topology chosen by C (--topology, --sysroot, their variables, or this machine).
- * Exits 2 with one line when the input is not a topology (missing dir, corrupt XML, bad synthetic).
+ * Load the topology of the input C decides (rm_input_resolve: --topology, --sysroot, their
+ * variables, or this machine). Exits 2 with one line when the input is not a topology (missing
+ * dir, corrupt XML, bad synthetic).
  */
 struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags);
 void rm_topo_free(struct rm_topo *t);

@@ -21,6 +21,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "rm-bench.h"
 #include "size.h"
 #include "sysfs.h"
@@ -32,7 +33,7 @@
 
 void bench_live_only(const struct rm_common *c)
 {
-	if (c->topology || c->sysroot)
+	if (!rm_input_here(rm_input_resolve(c)))
 		rm_usage_errx("measurements need this machine (--topology, --sysroot, RM_TOPOLOGY or "
 			      "RM_SYSROOT is set)");
 }

@@ -106,14 +106,15 @@ static void read_stdin(struct devices_in *in)
 static void discover(const struct rm_common *c, const struct rm_selector *sel,
 		     struct devices_in *in)
 {
+	const struct rm_input *input = rm_input_resolve(c);
 	struct rm_devices devs;
 	char *msg = NULL;
 
-	if (c->topology)
+	if (rm_input_described(input))
 		rm_usage_errx("devices are read from sysfs, which a described topology does not have: "
-			      "'%s' (use --sysroot with a snapshot)", c->topology);
+			      "'%s' (use --sysroot with a snapshot)", rm_input_name(input));
 	/* memory is asked of NVML only for a selector that reads it */
-	if (rm_devices_scan(c->sysroot, RM_DEVICES_NAMES |
+	if (rm_devices_scan(rm_input_root(input), RM_DEVICES_NAMES |
 			    (rm_selector_uses(sel, "memory") ? RM_DEVICES_MEMORY : 0), &devs,
 			    &msg) < 0) {
 		rm_warnx("%s", msg);

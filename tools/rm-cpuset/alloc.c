@@ -12,6 +12,7 @@
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "hugetlb.h"
+#include "input.h"
 #include "kernfs.h"
 #include "record.h"
 #include "rm-cpuset.h"
@@ -239,7 +240,7 @@ static int device_node(const struct pool *p, const char *dev)
 		rm_usage_errx("invalid device: '%s' (a PCI address such as 0000:3b:00.0, or - for "
 			      "device records on stdin)", dev);
 	path = xasprintf("sys/bus/pci/devices/%04x:%02x:%02x.%x/numa_node", dom, bus, slot, fn);
-	v = rm_sysfs_read(p->t->sysroot, path);
+	v = rm_sysfs_read(rm_input_root(p->t->in), path);
 	if (!v)
 		rm_usage_errx("no such PCI device: '%s'", dev);
 	node = strtol(v, NULL, 10);

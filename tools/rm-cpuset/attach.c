@@ -15,6 +15,7 @@
 
 #include "exitcodes.h"
 #include "hugetlb.h"
+#include "input.h"
 #include "owner.h"
 #include "rm-cpuset.h"
 #include "xalloc.h"
@@ -205,7 +206,7 @@ int cmd_attach(int argc, char **argv, struct rm_common *c)
 		rm_usage_errx("attach: give an OWNER and at least one PID");
 	}
 	rm_out_check(&c->out, attach_cols, ARRAY_SIZE(attach_cols), NULL);
-	if (c->topology || c->sysroot)
+	if (!rm_input_here(rm_input_resolve(c)))
 		rm_usage_errx("attach needs this machine's topology (RM_TOPOLOGY or RM_SYSROOT is set)");
 	if (!rm_name_valid(a.owner))
 		rm_usage_errx("invalid owner name: '%s'", a.owner);

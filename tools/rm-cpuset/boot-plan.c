@@ -8,6 +8,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "rm-cpuset.h"
 #include "sysfs.h"
 #include "xalloc.h"
@@ -66,7 +67,6 @@ int cmd_boot_plan(int argc, char **argv, struct rm_common *c)
 	};
 	hwloc_bitmap_t cpus, set, hk;
 	char *list, *hkl, *cmdline, *running;
-	const char *root;
 	struct rm_out *out;
 	struct pool p;
 
@@ -93,8 +93,7 @@ int cmd_boot_plan(int argc, char **argv, struct rm_common *c)
 	cmdline = hwloc_bitmap_iszero(cpus) || hwloc_bitmap_iszero(hk) ? xstrdup("") :
 		  xasprintf("isolcpus=managed_irq,%s nohz_full=%s rcu_nocbs=%s irqaffinity=%s",
 			    list, list, list, hkl);
-	root = p.t->source == RM_TOPO_LIVE ? NULL : p.t->sysroot;
-	running = p.t->source == RM_TOPO_LIVE || root ? running_params(root) : NULL;
+	running = rm_input_sysfs(p.t->in) ? running_params(rm_input_root(p.t->in)) : NULL;
 
 	out = rm_out_new(&c->out, "boot_plans", plan_cols, ARRAY_SIZE(plan_cols), NULL, true);
 	rm_out_begin(out);

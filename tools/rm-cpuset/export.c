@@ -17,6 +17,7 @@
 #include "atomicfile.h"
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "rm-cpuset.h"
 #include "size.h"
 #include "slurm.h"
@@ -597,8 +598,8 @@ static char *node_name(const struct export_args *a)
  * the NUMA nodes' memory for an XML or synthetic topology. 0 when unknown. */
 static uint64_t real_memory(const struct pool *p)
 {
-	if (p->t->source == RM_TOPO_LIVE || p->t->source == RM_TOPO_SYSROOT)
-		return rm_slurm_real_memory(p->t->sysroot);
+	if (rm_input_sysfs(p->t->in))
+		return rm_slurm_real_memory(rm_input_root(p->t->in));
 	return hwloc_get_root_obj(p->t->topo)->total_memory >> 20;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "irq.h"
 #include "kernfs.h"
 #include "quiet.h"
@@ -24,10 +25,10 @@ bool pool_quiet_root(const struct pool *p, const char **root)
 	if (!p->cgroups)
 		return false;
 	*root = NULL;
-	if (p->t->source == RM_TOPO_LIVE)
+	if (rm_input_here(p->t->in))
 		return true;
 	/* a test tree: a sysroot with its own /proc/irq */
-	*root = p->t->sysroot;
+	*root = rm_input_root(p->t->in);
 	return *root && rm_sysfs_exists(*root, "proc/irq");
 }
 
@@ -231,9 +232,9 @@ int cmd_noise(int argc, char **argv, struct rm_common *c)
 	if ((i = pool_find(&p, a.owner)) < 0)
 		rm_usage_errx("no such owner: '%s'", a.owner);
 	pool_owner_cpus(&p.st.records[i], cpus);
-	root = p.t->source == RM_TOPO_LIVE ? NULL : p.t->sysroot;
-	if (p.t->source != RM_TOPO_LIVE && !root)
+	if (!rm_input_sysfs(p.t->in))
 		rm_usage_errx("noise reads this machine's /proc (or --sysroot's)");
+	root = rm_input_root(p.t->in);
 	rm_quiet_unmovable(unmovable);
 
 	have_i = read_counts(root, "proc/interrupts", &ib);

@@ -203,7 +203,7 @@ void pool_open_topo(struct pool *p, struct rm_common *c, unsigned flags, struct 
 	p->exclusive = hwloc_bitmap_alloc();
 
 	/* Resctrl groups belong to this machine too: the live topology, or a test tree. */
-	p->resctrl = p->t->source == RM_TOPO_LIVE || rm_input()->resctrl_tree;
+	p->resctrl = rm_input_here(p->t->in) || rm_input()->resctrl_tree;
 	if (p->resctrl) {
 		char *root = rm_resctrl_root(NULL);
 
@@ -214,7 +214,7 @@ void pool_open_topo(struct pool *p, struct rm_common *c, unsigned flags, struct 
 
 	/* Cgroups belong to this machine: kept for the live topology, or a test tree. */
 	p->cgroups = !opt_no_cgroups &&
-		     (p->t->source == RM_TOPO_LIVE || rm_input()->cgroup_tree);
+		     (rm_input_here(p->t->in) || rm_input()->cgroup_tree);
 	if (p->cgroups) {
 		if (rm_cgroups_open(&p->cg, &msg) == 0) {
 			p->have_cgroups = true;

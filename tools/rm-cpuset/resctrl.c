@@ -10,6 +10,7 @@
 
 #include "cpulist.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "rm-cpuset.h"
 #include "xalloc.h"
 
@@ -33,7 +34,7 @@ static char *resctrl_missing(const struct pool *p)
 		return xstrdup(p->resctrl_err);
 	if (p->rc.mounted)
 		return NULL;
-	if (rm_resctrl_supported(p->c->sysroot))
+	if (rm_resctrl_supported(rm_input_root(rm_input_resolve(p->c))))
 		return xasprintf("resctrl is not mounted at %s ('rm-cpuset mount-resctrl' mounts "
 				 "it)", p->rc.root);
 	return xasprintf("this machine has no resctrl at %s (no Intel RDT or AMD PQoS, or a "
@@ -476,7 +477,7 @@ int cmd_mount_resctrl(int argc, char **argv, struct rm_common *c)
 			      cdp ? "with" : "without", mbps ? "with" : "without", root);
 			status = RM_EXIT_FAILURE;
 		}
-	} else if (!rm_resctrl_supported(c->sysroot)) {
+	} else if (!rm_resctrl_supported(rm_input_root(rm_input_resolve(c)))) {
 		/* the kernel registers resctrl only where the CPU has RDT or PQoS */
 		rm_warnx("this machine has no resctrl: 'resctrl' is not in /proc/filesystems (no Intel "
 		      "RDT or AMD PQoS, or a kernel built without CONFIG_X86_CPU_RESCTRL)");

@@ -18,6 +18,7 @@
 #include "exitcodes.h"
 #include "cpulist.h"
 #include "hugetlb.h"
+#include "input.h"
 #include "iolimit.h"
 #include "rm-cpuset.h"
 #include "xalloc.h"
@@ -387,7 +388,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&argp, argc, argv, c, &a,
 			 RM_PARSE_NO_OUTPUT | RM_PARSE_NO_INPUT | RM_PARSE_IN_ORDER);
-	if (c->topology || c->sysroot)
+	if (!rm_input_here(rm_input_resolve(c)))
 		rm_usage_errx("run needs this machine's topology (RM_TOPOLOGY or RM_SYSROOT is set)");
 	place(c, &a, &pl);
 

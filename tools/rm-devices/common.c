@@ -132,20 +132,23 @@ bool filter_match(const struct filter *f, const struct rm_device *d)
 
 const char *devices_sysroot(const struct rm_common *c)
 {
-	return c->sysroot && *c->sysroot ? c->sysroot : NULL;
+	const char *root = rm_input_root(rm_input_resolve(c));
+
+	return root && *root ? root : NULL;
 }
 
 void devices_load(const struct rm_common *c, unsigned flags, struct rm_devices *devs)
 {
+	const struct rm_input *in = rm_input_resolve(c);
 	char *msg = NULL;
 
 	/* Devices are read from sysfs, which a described topology (--topology, RM_TOPOLOGY) lacks:
 	 * the machine it describes has no devices here, which is no error. */
-	if (c->topology) {
+	if (rm_input_described(in)) {
 		rm_topo_free(rm_topo_load(c, 0)); /* a description that is not one: exit 2 */
 		fprintf(stderr, "%s: note: a described topology has no devices: '%s' (use --sysroot "
 			"with a snapshot for a machine's devices)\n", program_invocation_short_name,
-			c->topology);
+			rm_input_name(in));
 		memset(devs, 0, sizeof(*devs));
 		return;
 	}
@@ -266,7 +269,9 @@ void print_allocations(const struct rm_common *c, const struct rm_record *recs, 
 
 bool devices_cgroups(const struct rm_common *c)
 {
-	return rm_input()->cgroup_tree || (!devices_sysroot(c) && !c->topology);
+	const struct rm_input *in = rm_input_resolve(c);
+
+	return in->cgroup_tree || (!devices_sysroot(c) && !rm_input_described(in));
 }
 
 const char *cgroup_root(void)

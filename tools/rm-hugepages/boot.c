@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "exitcodes.h"
+#include "input.h"
 #include "rm-hugepages.h"
 #include "size.h"
 #include "topology.h"
@@ -87,7 +88,7 @@ static void add_size(struct rm_hugepages *hp, uint64_t bytes)
 static bool hp_topology(struct rm_hugepages *hp, const struct rm_common *c)
 {
 	struct rm_topo *t = rm_topo_load(c, 0);
-	bool memory = t->source != RM_TOPO_SYNTHETIC || strstr(c->topology, "memory=");
+	bool memory = t->in->kind != RM_INPUT_SYNTHETIC || strstr(t->in->topology, "memory=");
 	bool listed; /* the topology lists its page sizes */
 	uint64_t base = (uint64_t)sysconf(_SC_PAGESIZE);
 	struct rm_hugepages here;
@@ -150,6 +151,7 @@ int cmd_plan(int argc, char **argv, struct rm_common *c)
 		"checked against memory).",
 		NULL, NULL, NULL
 	};
+	const struct rm_input *in;
 	struct plan_args a = { 0 };
 	struct rm_hugepages hp;
 	struct plan_size *ps = NULL;
@@ -162,7 +164,8 @@ int cmd_plan(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_OUTPUT);
 	/* --topology only: RM_TOPOLOGY is for the tools that read topologies, as hp_sysroot says */
-	if (c->topology && c->topology != getenv("RM_TOPOLOGY"))
+	in = rm_input_resolve(c);
+	if (rm_input_described(in) && in->given)
 		memory = hp_topology(&hp, c);
 	else
 		hp_open(&hp, hp_sysroot(c));

@@ -27,14 +27,14 @@ const char *hp_sysroot(const struct rm_common *c)
 	const struct rm_input *in = rm_input_resolve(c);
 
 	/* RM_TOPOLOGY is for the tools that read topologies: here it leaves RM_SYSROOT in force */
-	if (in->topology && in->given)
+	if (rm_input_described(in) && in->given)
 		rm_usage_errx("huge pages are not part of a described topology: '--topology' "
 			      "(use --sysroot with a snapshot)");
-	if (in->sysroot)
-		return in->sysroot;
-	if (in->topology && in->env_sysroot)
+	if (!rm_input_described(in))
+		return rm_input_root(in);
+	if (in->env_sysroot)
 		rm_kernfs_root_add(in->env_sysroot);
-	return in->topology ? in->env_sysroot : NULL;
+	return in->env_sysroot;
 }
 
 void hp_open(struct rm_hugepages *hp, const char *sysroot)

@@ -66,13 +66,13 @@ static const char *const res_names[R_N] = { "cpu", "l3", "mbm", "io" };
 /* The CPUs of SET and their SMT siblings (topology/thread_siblings_list). */
 static void with_siblings(hwloc_bitmap_t set)
 {
-	const struct rm_input *in = rm_input();
+	const char *root = rm_input_root(rm_input());
 	hwloc_bitmap_t all = hwloc_bitmap_dup(set), sib = hwloc_bitmap_alloc();
 	int cpu;
 
 	hwloc_bitmap_foreach_begin(cpu, all) {
 		char *p = xasprintf("%s/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
-				    in->sysroot ? in->sysroot : "", cpu), *v;
+				    root ? root : "", cpu), *v;
 
 		if ((v = rm_kernfs_read(p, 0)) && hwloc_bitmap_list_sscanf(sib, v) == 0)
 			hwloc_bitmap_or(set, set, sib);

@@ -97,9 +97,9 @@ void targets_find(struct targets *ts, char **owners, int nowners)
 	bool pool = false;
 
 	memset(ts, 0, sizeof(*ts));
-	if (in->topology)
+	if (rm_input_described(in))
 		rm_usage_errx("a described topology has no cgroup or /proc files to measure: '%s' "
-			      "(use --sysroot)", in->topology);
+			      "(use --sysroot)", rm_input_name(in));
 	for (int i = 0; i < nowners; i++)
 		if (!rm_name_valid(owners[i])) {
 			char *s = rm_record_show(owners[i], strlen(owners[i]));
@@ -108,7 +108,7 @@ void targets_find(struct targets *ts, char **owners, int nowners)
 		}
 	ts->hugetlb_sizes = ~0u;
 	ts->unified = rm_cgroup_unified(in->cgroup_root);
-	ts->proc = in->sysroot ? xasprintf("%s/proc", in->sysroot) : xstrdup("/proc");
+	ts->proc = rm_input_root(in) ? xasprintf("%s/proc", rm_input_root(in)) : xstrdup("/proc");
 	if (ts->unified) {
 		parent = rm_cgroup_owner_path(RM_CGROUP_V2, ts->unified, "");
 		parent[strlen(parent) - 1] = '\0'; /* MOUNT/rmtools.slice */
@@ -420,9 +420,9 @@ void targets_sample(struct targets *ts, bool full)
 	struct rm_irq_counts irqs;
 	char *msg = NULL;
 	bool have_irqs;
-	const struct rm_input *in = rm_input();
+	const char *root = rm_input_root(rm_input());
 
-	have_irqs = rm_irq_counts_read(in->sysroot, "proc/interrupts", &irqs, &msg) == 0;
+	have_irqs = rm_irq_counts_read(root, "proc/interrupts", &irqs, &msg) == 0;
 	free(msg);
 	for (size_t i = 0; i < ts->n; i++) {
 		struct target *t = &ts->v[i];

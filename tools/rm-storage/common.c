@@ -23,10 +23,10 @@ const char *st_sysroot(const struct rm_common *c)
 {
 	const struct rm_input *in = rm_input_resolve(c);
 
-	if (in->topology && in->given)
+	if (rm_input_described(in) && in->given)
 		rm_usage_errx("disks are not part of a described topology: '--topology' "
 			      "(use --sysroot with a snapshot)");
-	return in->sysroot;
+	return rm_input_root(in);
 }
 
 void st_live_only(const struct rm_common *c, const char *command)

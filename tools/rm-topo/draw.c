@@ -483,10 +483,9 @@ int cmd_draw(int argc, char **argv, struct rm_common *c)
 	x.a = &a;
 	x.t = rm_topo_load(c, 0);
 	in = rm_input();
-	if (!a.no_devices && in->source != RM_INPUT_TOPOLOGY) {
+	if (!a.no_devices && rm_input_sysfs(in)) {
 		/* an XML or synthetic topology has no devices to read */
-		if (rm_devices_scan(in->source == RM_INPUT_SYSROOT ? in->sysroot : NULL, 0, &x.devs,
-				    &msg) < 0) {
+		if (rm_devices_scan(rm_input_root(in), 0, &x.devs, &msg) < 0) {
 			rm_warnx("%s", msg);
 			free(msg);
 		} else {
@@ -506,9 +505,7 @@ int cmd_draw(int argc, char **argv, struct rm_common *c)
 	if (a.svg) {
 		const char *host = hwloc_obj_get_info_by_name(hwloc_get_root_obj(x.t->topo),
 							      "HostName");
-		const char *of = in->source == RM_INPUT_SYSROOT	 ? in->sysroot
-				 : in->source == RM_INPUT_TOPOLOGY ? in->topology
-								   : host;
+		const char *of = rm_input_here(in) ? host : rm_input_name(in);
 		struct rm_atomic at;
 
 		title = xasprintf("Topology of %s", of ? of : "this machine");

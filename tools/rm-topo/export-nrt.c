@@ -12,6 +12,7 @@
 #include "devices.h"
 #include "exitcodes.h"
 #include "hugepages.h"
+#include "input.h"
 #include "memmgr.h"
 #include "msg.h"
 #include "owner.h"
@@ -483,11 +484,11 @@ struct nrt *nrt_read(struct rm_topo *t, const struct nrt_opts *o)
 	x->json = o->json;
 	/* memory, huge pages and devices are read from sysfs: this machine or a snapshot; an XML
 	 * or synthetic topology has none of them to read */
-	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT) {
+	if (rm_input_sysfs(t->in)) {
 		if (rm_memmgr_open(&mem.mm, t, &msg) == 0)
 			mem.have = true;
 		free(msg);
-		read_devices(&devs, t->sysroot);
+		read_devices(&devs, rm_input_root(t->in));
 	}
 	read_cpuset_state(&os, &mem);
 	d = rm_topo_numa_distances(t);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "exitcodes.h"
+#include "input.h"
 #include "irq.h"
 #include "output.h"
 #include "rm-topo.h"
@@ -51,6 +52,8 @@ int cmd_irqs(int argc, char **argv, struct rm_common *c)
 		"(/proc/interrupts).",
 		NULL, NULL, NULL
 	};
+	const struct rm_input *in;
+	const char *root;
 	hwloc_bitmap_t set;
 	struct rm_irq_counts ic;
 	bool have_counts;
@@ -63,13 +66,15 @@ int cmd_irqs(int argc, char **argv, struct rm_common *c)
 		rm_out_list_columns(&c->out, irq_cols, ARRAY_SIZE(irq_cols), irq_defaults);
 		return RM_EXIT_SUCCESS;
 	}
-	if (c->topology)
+	in = rm_input_resolve(c);
+	if (rm_input_described(in))
 		rm_usage_errx("irqs reads /proc/irq: a topology (--topology) has none; use --sysroot");
+	root = rm_input_root(in);
 	set = hwloc_bitmap_alloc();
-	if ((n = rm_irq_list(c->sysroot, &irqs)) < 0)
-		rm_errx(RM_EXIT_FAILURE, "cannot read %s/proc/irq: %s", c->sysroot ? c->sysroot : "",
+	if ((n = rm_irq_list(root, &irqs)) < 0)
+		rm_errx(RM_EXIT_FAILURE, "cannot read %s/proc/irq: %s", root ? root : "",
 		     strerror(errno));
-	have_counts = rm_irq_counts_read(c->sysroot, "proc/interrupts", &ic, &msg) == 0;
+	have_counts = rm_irq_counts_read(root, "proc/interrupts", &ic, &msg) == 0;
 	if (!have_counts) {
 		rm_warnx("%s", msg);
 		free(msg);
@@ -88,11 +93,11 @@ int cmd_irqs(int argc, char **argv, struct rm_common *c)
 		rm_out_str(out, I_DEVICE, row ? row->actions : NULL);
 		rm_out_str(out, I_CHIP, row ? row->chip : NULL);
 		rm_out_str(out, I_HWIRQ, row ? row->hwirq : NULL);
-		if (rm_irq_read_set(c->sysroot, irqs[i], "smp_affinity_list", set) == 0)
+		if (rm_irq_read_set(root, irqs[i], "smp_affinity_list", set) == 0)
 			rm_out_set(out, I_AFFINITY, set);
-		if (rm_irq_read_set(c->sysroot, irqs[i], "effective_affinity_list", set) == 0)
+		if (rm_irq_read_set(root, irqs[i], "effective_affinity_list", set) == 0)
 			rm_out_set(out, I_EFFECTIVE, set);
-		if ((node = rm_irq_node(c->sysroot, irqs[i])) >= 0)
+		if ((node = rm_irq_node(root, irqs[i])) >= 0)
 			rm_out_int(out, I_NODE, node);
 		if (row) {
 			char *counts = xstrdup("");
@@ -109,7 +114,7 @@ int cmd_irqs(int argc, char **argv, struct rm_common *c)
 			rm_out_str(out, I_COUNTS, counts);
 			free(counts);
 		}
-		if ((managed = rm_irq_managed(c->sysroot, irqs[i])) >= 0)
+		if ((managed = rm_irq_managed(root, irqs[i])) >= 0)
 			rm_out_bool(out, I_MANAGED, managed);
 		rm_out_end(out);
 	}

@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 
 #include "cpulist.h"
+#include "input.h"
 #include "output.h"
 #include "rm-topo.h"
 #include "size.h"
@@ -235,11 +236,11 @@ char *distance_row(struct rm_topo *t, struct hwloc_distances_s *d, hwloc_obj_t f
 	size_t len = 0;
 	char *row = NULL;
 
-	if (i < 0 && nnodes == 1 && (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT)) {
+	if (i < 0 && nnodes == 1 && rm_input_sysfs(t->in)) {
 		/* hwloc keeps no matrix for one node; the kernel still states it */
 		char *path = xasprintf("sys/devices/system/node/node%u/distance", from->os_index);
 
-		row = rm_sysfs_read(t->sysroot, path);
+		row = rm_sysfs_read(rm_input_root(t->in), path);
 		free(path);
 		return row;
 	}
@@ -288,10 +289,10 @@ static int node_meminfo(struct rm_topo *t, unsigned node, uint64_t *total, uint6
 	char *path, *s;
 	int rc;
 
-	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
+	if (!rm_input_sysfs(t->in))
 		return -1;
 	path = xasprintf("sys/devices/system/node/node%u/meminfo", node);
-	s = rm_sysfs_read(t->sysroot, path);
+	s = rm_sysfs_read(rm_input_root(t->in), path);
 	free(path);
 	if (!s)
 		return -1;
@@ -367,10 +368,10 @@ static long cpu_sysfs_long(struct rm_topo *t, unsigned cpu, const char *name, lo
 	char *path, *s, *end;
 	long v = -1;
 
-	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
+	if (!rm_input_sysfs(t->in))
 		return -1;
 	path = xasprintf("sys/devices/system/cpu/cpu%u/%s", cpu, name);
-	s = rm_sysfs_read(t->sysroot, path);
+	s = rm_sysfs_read(rm_input_root(t->in), path);
 	free(path);
 	if (!s)
 		return -1;
@@ -429,9 +430,9 @@ static char **cpu_features_table(const struct rm_topo *t, unsigned n)
 	char *info, *line, *save = NULL;
 	long cpu = -1;
 
-	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
+	if (!rm_input_sysfs(t->in))
 		return features;
-	if (!(info = rm_sysfs_read(t->sysroot, "proc/cpuinfo")))
+	if (!(info = rm_sysfs_read(rm_input_root(t->in), "proc/cpuinfo")))
 		return features;
 	for (line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *colon = strchr(line, ':');
@@ -689,7 +690,7 @@ static void node_record(struct rm_topo *t, struct rm_out *out, hwloc_obj_t node,
 		rm_out_size(out, NODE_MEMORY, total);
 		rm_out_size(out, NODE_FREE, avail);
 		rm_out_size(out, NODE_USED, total > avail ? total - avail : 0);
-	} else if (node->attr->numanode.local_memory || t->source != RM_TOPO_SYSROOT) {
+	} else if (node->attr->numanode.local_memory || t->in->kind != RM_INPUT_SNAPSHOT) {
 		rm_out_size(out, NODE_MEMORY, node->attr->numanode.local_memory);
 	}
 	rm_out_str(out, NODE_DISTANCES, row);
@@ -958,8 +959,8 @@ static int cmp_u64(const void *a, const void *b)
 
 static void read_hugepage_sizes(struct rm_topo *t, struct topo_summary *s)
 {
-	if (t->source == RM_TOPO_LIVE || t->source == RM_TOPO_SYSROOT) {
-		char *path = rm_sysfs_path(t->sysroot, "sys/kernel/mm/hugepages");
+	if (rm_input_sysfs(t->in)) {
+		char *path = rm_sysfs_path(rm_input_root(t->in), "sys/kernel/mm/hugepages");
 		DIR *dir = opendir(path);
 		struct dirent *de;
 
@@ -995,10 +996,11 @@ void topo_summary_read(struct rm_topo *t, struct topo_summary *s)
 
 	memset(s, 0, sizeof(*s));
 	/* hwloc states the running kernel's architecture for a snapshot too: the snapshot's own */
-	if (t->source != RM_TOPO_SYSROOT)
+	if (t->in->kind != RM_INPUT_SNAPSHOT)
 		s->arch = hwloc_obj_get_info_by_name(root, "Architecture");
 	else
-		s->arch = s->arch_read = rm_sysfs_read(t->sysroot, "proc/sys/kernel/arch");
+		s->arch = s->arch_read = rm_sysfs_read(rm_input_root(t->in),
+						       "proc/sys/kernel/arch");
 	s->model = model_of(t, hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, 0));
 	s->packages = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PACKAGE);
 	s->nodes = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_NUMANODE);
@@ -1014,7 +1016,8 @@ void topo_summary_read(struct rm_topo *t, struct topo_summary *s)
 	 * the total unknown rather than short */
 	while ((n = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, n))) {
 		char *path = xasprintf("sys/devices/system/node/node%u/meminfo", n->os_index);
-		bool known = t->source != RM_TOPO_SYSROOT || rm_sysfs_exists(t->sysroot, path);
+		bool known = t->in->kind != RM_INPUT_SNAPSHOT ||
+			     rm_sysfs_exists(rm_input_root(t->in), path);
 
 		free(path);
 		if (!known) {
@@ -1070,9 +1073,9 @@ static char *setting(struct rm_topo *t, const char *file)
 {
 	char *v;
 
-	if (t->source != RM_TOPO_LIVE && t->source != RM_TOPO_SYSROOT)
+	if (!rm_input_sysfs(t->in))
 		return NULL;
-	v = rm_sysfs_read(t->sysroot, file);
+	v = rm_sysfs_read(rm_input_root(t->in), file);
 	if (v && !strcmp(file, "sys/kernel/mm/transparent_hugepage/enabled")) {
 		/* "always [madvise] never": the bracketed one */
 		char *b = strchr(v, '['), *e = b ? strchr(b, ']') : NULL;
@@ -1108,9 +1111,9 @@ static char *host_name(struct rm_topo *t)
 {
 	struct utsname u;
 
-	if (t->source == RM_TOPO_SYSROOT)
-		return rm_sysfs_read(t->sysroot, "proc/sys/kernel/hostname");
-	if (t->source == RM_TOPO_LIVE && uname(&u) == 0)
+	if (t->in->kind == RM_INPUT_SNAPSHOT)
+		return rm_sysfs_read(rm_input_root(t->in), "proc/sys/kernel/hostname");
+	if (rm_input_here(t->in) && uname(&u) == 0)
 		return xstrdup(u.nodename);
 	return NULL;
 }
@@ -1171,7 +1174,8 @@ int cmd_summary(int argc, char **argv, struct rm_common *c)
 	rm_out_set(mout, M_NOHZ_FULL, t->nohz_full);
 	if (s.memory)
 		rm_out_size(mout, M_MEMORY, s.memory);
-	rm_out_str(mout, M_HUGEPAGES, t->source == RM_TOPO_SYNTHETIC || sizes ? (sizes ? sizes : "") : NULL);
+	rm_out_str(mout, M_HUGEPAGES,
+		   t->in->kind == RM_INPUT_SYNTHETIC || sizes ? (sizes ? sizes : "") : NULL);
 	rm_out_set(mout, M_ALLOWED, t->allowed);
 	rm_out_set(mout, M_MEMORY_ONLY, rm_topo_memory_only_nodes(t));
 	out_setting(t, mout, M_THP, "sys/kernel/mm/transparent_hugepage/enabled");

@@ -112,6 +112,8 @@ int cmd_resctrl(int argc, char **argv, struct rm_common *c)
 		NULL, NULL, NULL
 	};
 	struct rm_outopts opts;
+	const struct rm_input *in;
+	const char *sysroot;
 	struct rm_resctrl rc;
 	struct rm_out *out;
 	char *root = NULL, *msg = NULL;
@@ -123,13 +125,15 @@ int cmd_resctrl(int argc, char **argv, struct rm_common *c)
 		rm_out_list_columns(&c->out, res_cols, ARRAY_SIZE(res_cols), NULL);
 		return RM_EXIT_SUCCESS;
 	}
-	if (c->sysroot && (stat(c->sysroot, &st) < 0 || !S_ISDIR(st.st_mode)))
-		rm_usage_errx("invalid --sysroot: not a directory: '%s'", c->sysroot);
+	in = rm_input_resolve(c);
+	sysroot = rm_input_root(in);
+	if (sysroot && (stat(sysroot, &st) < 0 || !S_ISDIR(st.st_mode)))
+		rm_usage_errx("invalid --sysroot: not a directory: '%s'", sysroot);
 	/* a described machine (--topology) has no resctrl to read, unless a test tree names one */
-	known = rm_input()->resctrl_tree || !c->topology;
+	known = in->resctrl_tree || !rm_input_described(in);
 	memset(&rc, 0, sizeof(rc));
 	if (known) {
-		root = rm_resctrl_root(c->sysroot);
+		root = rm_resctrl_root(sysroot);
 		if (rm_resctrl_open(&rc, root, &msg) < 0) {
 			rm_resctrl_close(&rc);
 			free(root);
@@ -144,7 +148,7 @@ int cmd_resctrl(int argc, char **argv, struct rm_common *c)
 	rm_out_str(out, RC_RESCTRL, root);
 	if (known) {
 		rm_out_bool(out, RC_MOUNTED, rc.mounted);
-		rm_out_bool(out, RC_SUPPORTED, rc.mounted || rm_resctrl_supported(c->sysroot));
+		rm_out_bool(out, RC_SUPPORTED, rc.mounted || rm_resctrl_supported(sysroot));
 	}
 	if (rc.mounted) {
 		rm_out_bool(out, RC_CDP, rc.nl3 == 2);

@@ -17,6 +17,7 @@
 
 #include "devices.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "record.h"
 #include "rm-topo.h"
 #include "snaparchive.h"
@@ -291,6 +292,7 @@ static bool dir_is_empty(int fd)
 
 int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 {
+	const struct rm_input *in;
 	const char *dest = NULL, *root, *suffix;
 	char *parent, *base, *top = NULL, *work = NULL, *msg = NULL;
 	struct dest d = { -1, NULL };
@@ -298,9 +300,10 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 	size_t len;
 
 	rm_parse_command(&snapshot_argp, argc, argv, c, &dest, RM_PARSE_NO_OUTPUT);
-	if (c->topology)
+	in = rm_input_resolve(c);
+	if (rm_input_described(in))
 		rm_usage_errx("snapshot copies a live machine or a --sysroot, not --topology or RM_TOPOLOGY");
-	root = c->sysroot;
+	root = rm_input_root(in);
 	if (root) {
 		/* validate the source the way every other command does */
 		rm_topo_free(rm_topo_load(c, 0));
