@@ -1,5 +1,36 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Common set-up for the bats tests: build tree first in PATH, C locale, private HOME.
+#
+# The tests are laid out as util-linux lays out its own:
+#   tests/*.bats                 the libraries' tests (libcommon, state, cpualloc, cgroup, input)
+#                                and the documentation's (docs)
+#   tests/rm-TOOL/               one folder per tool: TOOL.bats (rm-topo/topo.bats, ...) for its
+#                                commands, options and errors, one bats file per further subject
+#                                (rm-topo/draw.bats, ...), and the tool's helpers and inputs
+#   tests/expected/rm-TOOL/NAME  golden files: what a command of the tool prints, as assert_golden
+#                                (below) compares it
+#   tests/contract/              what every tool promises alike: bad input changes nothing, a lost
+#                                report is said (exit status, one line)
+#   tests/snapshots/             /sys and /proc trees for --sysroot (see README.md there)
+#   tests/unit/                  C programs the bats files run (make check builds them)
+#   tests/fuzz/                  libFuzzer harnesses and their corpora
+#   tests/vm/                    the real-kernel lab, apart from make check (see README.md there)
+#   tests/fake-*.py              FUSE fakes of kernel file systems (mount_fake below)
+# A bats file of a folder loads ../test_helper and its folder's helpers by their bare names.
+# make check runs the bats files that TESTS lists in tests/Makemodule.am (docs.bats checks that
+# it lists every one); what they read besides goes in EXTRA_DIST there (tests/expected whole).
+#
+# Golden files: a long expected listing (6 lines or more) is kept in tests/expected/rm-TOOL/NAME
+# rather than in the test, which says
+#	run -0 rm-topo --topology "$SMALL" cpus
+#	assert_golden rm-topo cpus-synthetic
+# Short expectations stay inline, where they read better. After a deliberate change of output,
+# run the tests concerned with RM_REGENERATE=1: assert_golden then writes each output to its
+# file instead of comparing (and says so), and the change is read in the diff:
+#	RM_REGENERATE=1 bats tests/rm-topo/topo.bats
+#	git diff tests/expected/
+# A new golden file is made the same way: write the assert_golden line, then regenerate.
+
 bats_require_minimum_version 1.8.0
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -46,6 +77,35 @@ usage_error() {
 	[[ ${stderr_lines[0]} == *"$msg"* ]] ||
 		fail "first line of stderr: '${stderr_lines[0]}', expected: '$msg'"
 	[ "${#stderr_lines[@]}" -eq 1 ] || fail "more than one line on stderr: '$stderr'"
+}
+
+# ---- expected outputs: golden files ----
+
+# assert_golden TOOL NAME [TEXT]: TEXT ("$output" when not given) is the golden file
+# tests/expected/TOOL/NAME, compared whole, as "$(cat FILE)" (trailing newlines aside); a
+# difference fails with a diff. The test's and the file's temporary directories are written
+# $BATS_TEST_TMPDIR and $BATS_FILE_TMPDIR, so that the file holds no path of one run. With
+# RM_REGENERATE=1 it writes TEXT to the file instead, and says so on the TAP stream.
+assert_golden() {
+	local tool=$1 name=$2 text file expected
+	if [ "$#" -ge 3 ]; then text=$3; else text=$output; fi
+	file=$RM_SRCDIR/tests/expected/$tool/$name
+	[ -z "${BATS_TEST_TMPDIR:-}" ] || text=${text//"$BATS_TEST_TMPDIR"/'$BATS_TEST_TMPDIR'}
+	[ -z "${BATS_FILE_TMPDIR:-}" ] || text=${text//"$BATS_FILE_TMPDIR"/'$BATS_FILE_TMPDIR'}
+	if [ "${RM_REGENERATE:-}" = 1 ]; then
+		mkdir -p "${file%/*}"
+		printf '%s\n' "$text" >"$file"
+		echo "# RM_REGENERATE=1: wrote tests/expected/$tool/$name" >&3
+		return 0
+	fi
+	if [ ! -f "$file" ]; then
+		fail "no golden file tests/expected/$tool/$name (RM_REGENERATE=1 writes it from the output)"
+		return
+	fi
+	expected=$(cat "$file")
+	[ "$text" = "$expected" ] ||
+		fail "differs from tests/expected/$tool/$name (- expected, + actual):
+$(diff -u --label "tests/expected/$tool/$name" --label output "$file" - <<<"$text" | tail -n +3)"
 }
 
 # ---- FUSE fakes of kernel file systems (tests/fake-*.py) ----

@@ -174,27 +174,7 @@ EOF
 	EOF
 	run -2 --separate-stderr rm-class check "$file"
 	assert_equal "$output" ""
-	assert_equal "$stderr" "$(sed "s|^|rm-class: $file:|" <<-EOF
-	2:1: expected '[class NAME]' before 'description'
-	3:2: expected '[class NAME]'
-	5:12: expected ']' after the class name, found 'n'
-	6:2: expected '[class NAME]'
-	7:12: expected the end of the line after ']'
-	8:8: invalid class name 'Bad/Name' (letters, digits, '_', '.' and '-', at most 64, starting with a letter or a digit)
-	13:14: expected a value after '>=', found the end
-	14:9: expected a count from 1 to 1000000, found '0'
-	15:10: expected a policy (none, best-effort, restricted, single-numa-node), found 'tight'
-	16:13: expected yes or no, found 'maybe'
-	17:1: unknown key 'colour' (description, selector, count, policy, exclusive)
-	19:1: 'selector' is given twice in class 'gpu-16g' (first at line 12)
-	20:1: expected a key or '[class NAME]', found 'K'
-	21:12: expected '=' after 'description'
-	23:8: class 'gpu-16g' is defined twice (first at $file:9)
-	24:1: expected a selector in class 'nosel'
-	28:9: expected a count from 1 to 1000000, found '1000001'
-	31:9: expected a count from 1 to 1000000, found '2 gpus'
-	EOF
-	)"
+	assert_golden rm-class check-class-file-errors "$stderr"
 	[ "${#stderr_lines[@]}" -eq 18 ]
 }
 

@@ -81,39 +81,10 @@ table_classes() {
 	EOF
 }
 
-# "CLASS: DEVICES" expected, DEVICES as ids prints them
-EXPECTED=$(cat <<'EOF'
-t-gpu: 1a:00.0 1b:00.0 3d:00.0 3e:00.0 9a:00.0 9b:00.0 ba:00.0 bb:00.0 c1:00.0 81:00.0 82:00.0 83:00.0 86:00.0
-t-not-gpu: 01:00.0 1c:00.0 3f:00.0 9c:00.0 bc:00.0 af:00.0 d8:00.0 e3:00.0 84:00.0
-t-lt: af:00.0
-t-in: 01:00.0 af:00.0 d8:00.0 84:00.0
-t-glob: 1c:00.0 3f:00.0 9c:00.0 bc:00.0 3b:01.0 3b:01.1 3b:01.2 3b:01.3 5e:00.0 81:00.0 82:00.0 83:00.0 84:00.0 85:00.0 86:00.0
-t-glob-utf8: 82:00.0 83:00.0 84:00.0
-t-vendor: 1a:00.0 1b:00.0 3d:00.0 3e:00.0 9a:00.0 9b:00.0 ba:00.0 bb:00.0 e3:00.0 81:00.0 86:00.0
-t-vendor-str: 1c:00.0 3f:00.0 9c:00.0 bc:00.0 5e:00.0 c1:00.0 82:00.0
-t-class-range: 1a:00.0 1b:00.0 3d:00.0 3e:00.0 9a:00.0 9b:00.0 ba:00.0 bb:00.0 c1:00.0 e3:00.0 81:00.0 82:00.0 83:00.0 86:00.0
-t-numa: c1:00.0 e3:00.0
-t-numa-ne: 9a:00.0 9b:00.0 9c:00.0 ba:00.0 bb:00.0 bc:00.0 af:00.0 c1:00.0 e3:00.0 83:00.0 84:00.0
-t-not-numa: 9a:00.0 9b:00.0 9c:00.0 ba:00.0 bb:00.0 bc:00.0 af:00.0 c1:00.0 d8:00.0 e3:00.0 81:00.0 83:00.0 84:00.0
-t-mem: c1:00.0 81:00.0 82:00.0 83:00.0
-t-mem-eq: 81:00.0 83:00.0 86:00.0
-t-mem-bytes: c1:00.0 81:00.0 82:00.0
-t-bar: 01:00.0 af:00.0 d8:00.0 e3:00.0
-t-has: 3b:01.0 3b:01.1 3b:01.2 3b:01.3 3b:01.4 3b:01.5 3b:01.6 3b:01.7 d8:00.0 81:00.0
-t-prec: af:00.0 d8:00.0 84:00.0
-t-paren: af:00.0 84:00.0
-t-deep: 1c:00.0 3f:00.0 9c:00.0 bc:00.0
-t-vfs: 3b:00.0
-t-width: 01:00.0
-t-quote: 83:00.0 84:00.0
-t-ports: 5e:00.0 85:00.0
-t-none: 
-EOF
-)
-
-# The classes of the table, in order.
+# The classes of the table, in order. The devices each selects, "CLASS: DEVICES" with DEVICES as
+# ids prints them, are tests/expected/rm-class/dra-table.
 table_names() {
-	printf '%s\n' "$EXPECTED" | cut -d: -f1
+	sed -n 's/^\[class \(.*\)\]$/\1/p' "$RM_CONFIG_DIR/classes.d/t.conf"
 }
 
 # The DeviceClasses of CLASS... evaluated by cel.py, "CLASS: DEVICES" per class.
@@ -135,10 +106,10 @@ cel_sets() {
 	for cls in $(table_names); do
 		got+="$cls: $(rm-class match "$cls" <"$FX/devices.records" | ids)"$'\n'
 	done
-	assert_equal "${got%$'\n'}" "$EXPECTED"
+	assert_golden rm-class dra-table "${got%$'\n'}"
 	# the CEL side, on a ResourceSlice made of the same records
 	run -0 cel_sets rmtools.io $(table_names)
-	assert_equal "$output" "$EXPECTED"
+	assert_golden rm-class dra-table
 	[ "$(table_names | wc -l)" -eq 25 ]
 }
 
@@ -174,7 +145,7 @@ cel_sets() {
 	require_yaml
 	table_classes
 	run -0 cel_sets gpu.example.com t-gpu t-mem --domain gpu.example.com
-	assert_line --index 0 "t-gpu: $(grep '^t-gpu:' <<<"$EXPECTED" | cut -d' ' -f2-)"
+	assert_line --index 0 "$(grep '^t-gpu:' "$RM_SRCDIR/tests/expected/rm-class/dra-table")"
 	# another domain's attributes: an empty map, nothing has the fields
 	run -0 cel_sets rmtools.io t-gpu --domain gpu.example.com
 	assert_output 't-gpu: '

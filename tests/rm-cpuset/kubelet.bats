@@ -28,23 +28,7 @@ kubelet_valid() {
 	run -0 cs alloc --count 4 --owner db
 	run -0 cs alloc --count 8 --owner batch --policy single-numa-node
 	run -0 cs export kubelet --full-pcpus-only
-	assert_output "$(cat <<-'EOF'
-	# KubeletConfiguration drop-in from rm-cpuset for kubelet 1.36: a file of the kubelet's
-	# --config-dir, e.g. /etc/kubernetes/kubelet.conf.d/50-rmtools-cpuset.conf
-	# reservedSystemCPUs: the CPUs rmtools gave out, which the kubelet gives no pod:
-	#   0-1: rm-cpuset's reserved pool
-	#   2-5: owner db's exclusive CPUs
-	#   8-15: owner batch's exclusive CPUs
-	# strict-cpu-reservation: no pod runs on them, not even in the shared pool
-	apiVersion: kubelet.config.k8s.io/v1beta1
-	kind: KubeletConfiguration
-	cpuManagerPolicy: static
-	cpuManagerPolicyOptions:
-	  full-pcpus-only: "true"
-	  strict-cpu-reservation: "true"
-	reservedSystemCPUs: "0-5,8-15"
-	EOF
-	)"
+	assert_golden rm-cpuset export-kubelet-reserved-owners
 	kubelet_valid 36 <<<"$output"
 	# owners without a reservation are still kept off
 	export RM_STATE_DIR="$BATS_TEST_TMPDIR/owners"
@@ -131,22 +115,7 @@ kubelet_valid() {
 	run -0 cs reserve 0-1
 	run -0 cs alloc --count 4 --owner db
 	run -0 cs export slurm --node-name n --mem-spec-limit 1G --cgroup-conf
-	assert_output "$(cat <<-'EOF'
-	# slurm.conf NodeName line from rm-cpuset export slurm; CpuSpecList= holds Slurm's abstract CPU IDs (Linux CPUs 0-5)
-	# CpuSpecList: the CPUs rmtools gave out, on which Slurm runs no job:
-	#   0-1: rm-cpuset's reserved pool
-	#   2-5: owner db's exclusive CPUs
-	# TaskPluginParam=SlurmdOffSpec keeps slurmd off them too, TaskPlugin=task/cgroup enforces it
-	TaskPlugin=task/cgroup,task/affinity
-	TaskPluginParam=SlurmdOffSpec
-	NodeName=n CPUs=32 Boards=1 SocketsPerBoard=2 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=4096 CpuSpecList=0-5 MemSpecLimit=1024
-	# cgroup.conf: Slurm's cgroups enforce CpuSpecList=, MemSpecLimit= and the devices of gres.conf File=
-	CgroupPlugin=autodetect
-	ConstrainCores=yes
-	ConstrainDevices=yes
-	ConstrainRAMSpace=yes
-	EOF
-	)"
+	assert_golden rm-cpuset export-slurm-cgroup-conf
 	# an owner on part of a core
 	run -0 cs alloc --count 1 --owner half
 	usage_error "the CPUs reserved and allocated are not whole cores, and Slurm widens CpuSpecList to whole cores: '0-6' (the whole cores are '0-7': reserve them, or allocate with --full-pcpus-only)" \
@@ -226,30 +195,7 @@ kubelet_valid() {
 	refute_output --partial reservedMemory
 	run -0 tiers reserve --memory 0:1G,1:1124M
 	run -0 tiers export kubelet --kubelet-version 1.30
-	assert_output "$(cat <<-'EOF'
-	# KubeletConfiguration drop-in from rm-cpuset for kubelet 1.30: a file of the kubelet's
-	# --config-dir, e.g. /etc/kubernetes/kubelet.conf.d/50-rmtools-cpuset.conf
-	# reservedSystemCPUs: the CPUs rmtools gave out, which the kubelet gives no pod:
-	#   0: rm-cpuset's reserved pool
-	apiVersion: kubelet.config.k8s.io/v1beta1
-	kind: KubeletConfiguration
-	cpuManagerPolicy: static
-	reservedSystemCPUs: "0"
-	# reservedMemory: the memory reserved per NUMA node (rm-cpuset reserve --memory, 2148Mi in all);
-	# systemReserved memory: that sum less the default evictionHard memory.available (100Mi),
-	# as the Memory Manager needs them equal (with no kubeReserved memory)
-	memoryManagerPolicy: Static
-	reservedMemory:
-	- numaNode: 0
-	  limits:
-	    memory: 1Gi
-	- numaNode: 1
-	  limits:
-	    memory: 1124Mi
-	systemReserved:
-	  memory: 2Gi
-	EOF
-	)"
+	assert_golden rm-cpuset export-kubelet-reserved-memory
 	# the sum of reservedMemory equals systemReserved + 100Mi: 1024 + 1124 = 2048 + 100
 	for v in 30 31 32 33 34 35 36; do
 		tiers export kubelet --kubelet-version 1.$v >"$BATS_TEST_TMPDIR/k.yaml"

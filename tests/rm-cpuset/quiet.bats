@@ -50,15 +50,7 @@ snapshot() {
 	assert_equal "$(cat "$R/proc/sys/kernel/timer_migration")" 1
 	assert_equal "$(cat "$R/proc/sys/vm/stat_interval")" 10
 	run -0 grep -v '^rmtools_state=' "$RM_STATE_DIR/quiet.state"
-	assert_output - <<-'END'
-	boot=11111111-2222-3333-4444-555555555555 cpus=6-7
-	irq=24 was=0-7
-	irq=25 was=6
-	file=sys/devices/virtual/workqueue/cpumask was=ff
-	file=sys/devices/virtual/workqueue/writeback/cpumask was=ff
-	file=proc/sys/kernel/timer_migration was=0
-	file=proc/sys/vm/stat_interval was=1
-	END
+	assert_golden rm-cpuset quiet-state
 	# irqbalance's banned CPUs, for a daemon started without systemd
 	assert_equal "$(cat "$R/run/rmtools/irqbalance.env")" IRQBALANCE_BANNED_CPULIST=6-7
 }

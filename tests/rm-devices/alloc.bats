@@ -351,9 +351,7 @@ gate_open() {
 	run -0 dev alloc --type gpu --count 2 --owner a --numa-node 0
 	# 2 free on node 0, 4 on node 1: one node holds 3, node 1 alone
 	run -0 dev alloc --type gpu --count 3 --owner r --policy restricted --explain -o numa -r
-	assert_output "$(printf '%s\n' 'hint=gpu nodes=1 preferred=yes' \
-		'hint=gpu nodes=0-1 preferred=no' \
-		'merged=restricted nodes=1 preferred=yes admit=yes merge=every-set' 1 1 1)"
+	assert_golden rm-devices alloc-explain-restricted
 	# node 0 full; the owner's CPUs on node 0 are a second provider: no hint of both is
 	# preferred, and the best of the others is the lower single node
 	run -0 dev alloc --type gpu --count 2 --owner b --numa-node 0

@@ -47,17 +47,9 @@ v1_tree() {
 	v1_tree
 	run -0 --separate-stderr dev grant train
 	assert_equal "$stderr" ""
-	assert_output "$(printf '%s\n' \
-		"devnode=/dev/nvidia0 device=0000:1a:00.0 owner=train type=c major=195 minor=0 access=rwm cgroup=$CG/devices/rmtools/train" \
-		"devnode=/dev/nvidiactl device=- owner=train type=c major=195 minor=255 access=rwm cgroup=$CG/devices/rmtools/train" \
-		"devnode=/dev/nvidia-uvm device=- owner=train type=c major=509 minor=0 access=rwm cgroup=$CG/devices/rmtools/train" \
-		"devnode=/dev/nvidia-uvm-tools device=- owner=train type=c major=509 minor=1 access=rwm cgroup=$CG/devices/rmtools/train" \
-		"devnode=/dev/nvidia1 device=0000:1b:00.0 owner=train type=c major=195 minor=1 access=rwm cgroup=$CG/devices/rmtools/train" \
-		"devnode=/dev/infiniband/uverbs0 device=0000:1c:00.0 owner=train type=c major=231 minor=192 access=rwm cgroup=$CG/devices/rmtools/train" \
-		"devnode=/dev/infiniband/rdma_cm device=- owner=train type=c major=10 minor=58 access=rwm cgroup=$CG/devices/rmtools/train")"
+	assert_golden rm-devices grant-v1
 	run -0 cat "$CG/devices/rmtools/train/devices.allow"
-	assert_output "$(printf '%s\n' 'c 195:0 rwm' 'c 195:255 rwm' 'c 509:0 rwm' 'c 509:1 rwm' \
-		'c 195:1 rwm' 'c 231:192 rwm' 'c 10:58 rwm')"
+	assert_golden rm-devices grant-v1-devices.allow
 	[ ! -e "$CG/devices/rmtools/train/devices.deny" ]
 	# the GPU whose minor the driver numbered out of address order
 	run -0 dev alloc --type gpu --count 1 --owner other
@@ -77,8 +69,7 @@ v1_tree() {
 	run -0 cat "$CG/devices/rmtools/db/devices.deny"
 	assert_output a
 	run -0 cat "$CG/devices/rmtools/db/devices.allow"
-	assert_output "$(printf '%s\n' 'c 240:0 rwm' 'b 259:0 rwm' 'c 1:3 rwm' 'c 1:5 rwm' 'c 1:7 rwm' \
-		'c 1:8 rwm' 'c 1:9 rwm' 'c 5:0 rwm' 'c 5:2 rwm' 'c 136:* rwm')"
+	assert_golden rm-devices grant-deny-others-devices.allow
 }
 
 @test "grant: --pid moves processes in; a failure half-way is undone" {
@@ -163,8 +154,7 @@ v1_tree() {
 	assert_line /dev/null
 	# the kernel's list: only what was allowed (its own nodes first, if it has any)
 	run -0 tail -n 8 "$dir/devices.list"
-	assert_output "$(printf '%s\n' 'c 1:3 rwm' 'c 1:5 rwm' 'c 1:7 rwm' 'c 1:8 rwm' 'c 1:9 rwm' \
-		'c 5:0 rwm' 'c 5:2 rwm' 'c 136:* rwm')"
+	assert_golden rm-devices grant-live-devices.list
 	refute_output --partial 'a *:*'
 	run -0 cat "$dir/cgroup.procs"
 	assert_output "$SLEEPER"

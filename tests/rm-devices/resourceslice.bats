@@ -63,7 +63,7 @@ for d in yaml.safe_load_all(sys.stdin):
 
 @test "export resourceslice: the mixed machine's slice as the golden file" {
 	run -0 mixed export resourceslice --driver dra.example.com --node-name node1
-	assert_output "$(cat "$RM_SRCDIR/tests/rm-devices/resourceslice-mixed.golden")"
+	assert_golden rm-devices resourceslice-mixed
 }
 
 @test "export resourceslice: standard attributes, the NUMA node, the model and memory per device" {

@@ -29,18 +29,13 @@ nr() {
 	assert_output "$(printf '%s\n' 'node=0 total=151' 'node=1 total=150')"
 	assert_equal "$(nr 2048 0) $(nr 2048 1)" "151 150"
 	run -0 rm-hugepages --sysroot "$ROOT" -o size,node,total
-	assert_output "$(printf '%s\n' 'size=2MiB node=0 total=151' 'size=2MiB node=1 total=150' \
-		'size=1GiB node=0 total=4' 'size=1GiB node=1 total=4' \
-		'pool=2MiB total=0 free=0 reserved=0 surplus=0 overcommit=0 default=yes memory=0B nodes=0-1' \
-		'pool=1GiB total=0 free=0 reserved=0 surplus=0 overcommit=0 default=no memory=0B nodes=0-1' \
-		'thp=madvise defrag=madvise shmem=-')"
+	assert_golden rm-hugepages show-two-nodes
 }
 
 @test "four nodes, one memoryless, one without 1 GiB pages: all means the nodes that have them" {
 	make_tree "$ROOT" 0:8G 1:8G:2M 2:0 3:8G
 	run -0 rm-hugepages --sysroot "$ROOT" -o size,node -r
-	assert_output "$(printf '%s\n' '2MiB 0' '2MiB 1' '2MiB 3' '1GiB 0' '1GiB 3' \
-		'2MiB 0 0 0 0 0 yes 0B 0-1,3' '1GiB 0 0 0 0 0 no 0B 0,3' 'madvise madvise -')"
+	assert_golden rm-hugepages show-four-nodes-raw
 	run -0 rm-hugepages --sysroot "$ROOT" reserve 1G 2 --node all -o node,total
 	assert_output "$(printf '%s\n' 'node=0 total=2' 'node=3 total=2')"
 	run -0 rm-hugepages --sysroot "$ROOT" reserve 2M 10 -o node,total
@@ -108,20 +103,7 @@ nr() {
 	assert_equal "$(nr 2048 1) $(nr 2048 2) $(nr 2048)" "0 0 50"
 	# written, read back short, retried after compacting, then every node back, newest first
 	run -0 cat "$ROOT/fake/log"
-	assert_output "$(cat <<-EOF
-	sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages 50
-	sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages 200
-	sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages 200
-	sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages 200
-	sys/devices/system/node/node3/hugepages/hugepages-2048kB/nr_hugepages 200
-	sys/devices/system/node/node3/compact 1
-	sys/devices/system/node/node3/hugepages/hugepages-2048kB/nr_hugepages 200
-	sys/devices/system/node/node3/hugepages/hugepages-2048kB/nr_hugepages 0
-	sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages 0
-	sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages 0
-	sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages 50
-	EOF
-	)"
+	assert_golden rm-hugepages fake-short-write-log
 }
 
 @test "fake: --allow-partial keeps what was obtained, prints it and exits 1: the change stands" {

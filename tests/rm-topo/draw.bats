@@ -76,9 +76,9 @@ PY
 
 @test "draw: the 2-socket snapshot's drawing, in box characters and in ASCII" {
 	run -0 env COLUMNS=100 rm-topo --sysroot "$SNAPSHOTS/x86-2s-smt" draw
-	assert_output "$(cat "$BATS_TEST_DIRNAME/draw-2s.golden")"
+	assert_golden rm-topo draw-2s
 	run -0 env COLUMNS=100 rm-topo --sysroot "$SNAPSHOTS/x86-2s-smt" draw --ascii
-	assert_output "$(cat "$BATS_TEST_DIRNAME/draw-2s-ascii.golden")"
+	assert_golden rm-topo draw-2s-ascii
 }
 
 @test "draw: a big topology wraps its rows within the terminal's width" {

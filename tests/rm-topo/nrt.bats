@@ -42,7 +42,7 @@ for z in yaml.safe_load(sys.stdin)["zones"]:
 @test "export nrt: exact object for a two-node snapshot (golden file)" {
 	run -0 rm-topo --sysroot "$SR8" export nrt --node-name worker-1 \
 		--topology-manager-policy single-numa-node --topology-manager-scope pod
-	assert_output "$(cat "$BATS_TEST_DIRNAME/nrt.x86-2s-smt.golden")"
+	assert_golden rm-topo nrt-x86-2s-smt
 	nrt_valid <<<"$output"
 }
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-storage: disks from sysfs trees and this machine, I/O limits on cgroup trees and (as root)
 # on a loop device, project quotas on an ext4 loop file, and input refused before any change.
-load test_helper
+load ../test_helper
 
 setup() {
 	export RM_STATE_DIR=$BATS_TEST_TMPDIR/state
@@ -88,7 +88,7 @@ make_tree() {
 @test "list: one record per disk with a size, from a sysfs tree" {
 	make_tree
 	run -0 rm-storage --sysroot "$TREE"
-	assert_equal "$output" "$(cat "$RM_SRCDIR/tests/rm-storage.list.golden")"
+	assert_golden rm-storage list
 	run -0 rm-storage --sysroot "$TREE" list -o disk,devno,fstype,mounts
 	assert_line --index 1 'disk=nvme0n1 devno=259:0 fstype=- mounts=""'
 	assert_line --index 2 'disk=sda devno=8:0 fstype=- mounts=/data'

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-qos over a fake cgroup v2 tree: show, watch, check (SLOs) and blame.
 
-load test_helper
-load rm-qos/helper
-load contract/helper
+load ../test_helper
+load helper
+load ../contract/helper
 
 setup() {
 	BUSY=()

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-hugepages' commands on sysfs trees made here: records, counts, refusals, plan, export,
 # limits on cgroup trees, and what a user who is not root may do.
-load test_helper
-load rm-hugepages/helper
+load ../test_helper
+load helper
 
 setup() {
 	ROOT=$BATS_TEST_TMPDIR/root
@@ -222,19 +222,7 @@ refused() {
 	run -0 rm-hugepages reserve 1G 2 --node 0
 	run -0 --separate-stderr rm-hugepages export kubelet
 	assert_line --index 3 'hugepages:'
-	assert_equal "$(printf '%s\n' "${lines[@]:3}")" "$(cat <<-'EOF'
-	hugepages:
-	  capacity:
-	    hugepages-2Mi: 1536Mi
-	    hugepages-1Gi: 2Gi
-	  numaNodes:
-	  - numaNode: 0
-	    hugepages-2Mi: 768Mi
-	    hugepages-1Gi: 2Gi
-	  - numaNode: 1
-	    hugepages-2Mi: 768Mi
-	EOF
-	)"
+	assert_golden rm-hugepages export-kubelet "$(printf '%s\n' "${lines[@]:3}")"
 	[[ $stderr == *"export kubelet is deprecated"*"'rm-cpuset export kubelet'"* ]]
 	[[ $stderr == *"the kubelet cannot reserve huge pages"*"reservedMemory"* ]]
 	[[ $stderr == *"restart it"* ]]

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-class's commands: list, show, match, explain and check, on built-in classes and class files,
 # with device records on standard input or found under --sysroot (the rm-devices fixtures).
-load test_helper
-load rm-class/helper
+load ../test_helper
+load helper
 
 BUILTINS="gpu nvidia-gpu amd-gpu nic rdma-nic ib fpga accel sriov-vf"
 
@@ -59,22 +59,8 @@ setup_file() {
 	# not read: other names, hidden files
 	classes notes.txt <<<'[class nope]'
 	classes .hidden.conf <<<'[class nope2]'
-	local dir=$RM_CONFIG_DIR/classes.d
 	run -0 rm-class list -o class,source,count,policy,exclusive
-	assert_output "$(cat <<-EOF
-	class=nvidia-gpu source=builtin count=1 policy=none exclusive=yes
-	class=amd-gpu source=builtin count=1 policy=none exclusive=yes
-	class=nic source=builtin count=1 policy=none exclusive=yes
-	class=rdma-nic source=builtin count=1 policy=none exclusive=yes
-	class=ib source=builtin count=1 policy=none exclusive=yes
-	class=fpga source=builtin count=1 policy=none exclusive=yes
-	class=accel source=builtin count=1 policy=none exclusive=yes
-	class=sriov-vf source=builtin count=1 policy=none exclusive=yes
-	class=first source=$dir/10-first.conf:1 count=1 policy=none exclusive=yes
-	class=gpu source=$dir/20-site.conf:2 count=1 policy=none exclusive=yes
-	class=gpu-16g source=$dir/20-site.conf:6 count=2 policy=single-numa-node exclusive=no
-	EOF
-	)"
+	assert_golden rm-class list-class-files
 	# the file's gpu is the one that matches
 	run -0 rm-class match gpu <"$FX/mixed.records"
 	assert_equal "$(ids <<<"$output")" c1:00.0
@@ -90,24 +76,7 @@ setup_file() {
 	policy = single-numa-node
 	EOF
 	run -0 rm-class show gpu-16g ib
-	assert_output "$(cat <<-EOF
-	# $RM_CONFIG_DIR/classes.d/site.conf:1
-	[class gpu-16g]
-	description = GPUs with at least 16 GiB of memory
-	selector = type == "gpu" and (vendor == 0x10de or vendor == 0x1002) and memory >= 16GiB
-	count = 1
-	policy = single-numa-node
-	exclusive = yes
-
-	# builtin
-	[class ib]
-	description = InfiniBand adapters
-	selector = type == "ib"
-	count = 1
-	policy = none
-	exclusive = yes
-	EOF
-	)"
+	assert_golden rm-class show-gpu-16g-ib
 	# what show prints is a class file that defines the same classes
 	rm-class show >"$BATS_TEST_TMPDIR/all.conf"
 	run -0 rm-class check "$BATS_TEST_TMPDIR/all.conf"
