@@ -14,6 +14,7 @@
 
 #include "cgroup.h"
 #include "cpulist.h"
+#include "dynlib.h"
 #include "input.h"
 #include "kernfs.h"
 #include "state.h"
@@ -216,19 +217,34 @@ static int find_under_root(struct rm_cgroups *cg, const char *env, char **errmsg
 	return -1;
 }
 
+/* libcgroup is opened at its first use (dynlib.h): only finding the live cpuset mount needs it,
+ * and linked, its relocations would be resolved at the start of every run of every tool. */
+#define LIBCGROUP_FUNCTIONS(X) \
+	X(cgroup_init) \
+	X(cgroup_get_subsys_mount_point) \
+	X(cgroup_strerror)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+	LIBCGROUP_FUNCTIONS(X)
+#undef X
+} lcg;
+
 static int find_with_libcgroup(struct rm_cgroups *cg, char **errmsg)
 {
 	char *mp = NULL;
-	int rc = cgroup_init();
+	int rc;
 
+	RM_DL_LOAD(lcg, "libcgroup.so.2", LIBCGROUP_FUNCTIONS);
+	rc = lcg.cgroup_init();
 	if (rc == 0)
-		rc = cgroup_get_subsys_mount_point("cpuset", &mp);
+		rc = lcg.cgroup_get_subsys_mount_point("cpuset", &mp);
 	if (rc == ECGROUPNOTMOUNTED || rc == ECGROUPNOTEXIST || (rc == 0 && !mp)) {
 		*errmsg = no_cpuset_msg(RM_CGROUP_ROOT_DEFAULT);
 		return -1;
 	}
 	if (rc) {
-		*errmsg = xasprintf("cannot find the cgroup mounts: %s", cgroup_strerror(rc));
+		*errmsg = xasprintf("cannot find the cgroup mounts: %s", lcg.cgroup_strerror(rc));
 		free(mp);
 		return -1;
 	}

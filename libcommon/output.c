@@ -11,6 +11,7 @@
 #include <libsmartcols.h>
 
 #include "cpulist.h"
+#include "dynlib.h"
 #include "exitcodes.h"
 #include "options.h"
 #include "output.h"
@@ -30,6 +31,28 @@ struct rm_out {
 	size_t *bufsize;
 	struct libscols_table *tb;
 };
+
+/* libsmartcols is opened when a table or JSON listing is first made (dynlib.h): the records
+ * that most runs print do not need it, and linked, its relocations would be resolved at the
+ * start of every run of every tool. */
+#define LIBSMARTCOLS_FUNCTIONS(X) \
+	X(scols_column_set_json_type) \
+	X(scols_line_set_data) \
+	X(scols_new_table) \
+	X(scols_print_table) \
+	X(scols_print_table_to_string) \
+	X(scols_table_enable_json) \
+	X(scols_table_enable_noheadings) \
+	X(scols_table_new_column) \
+	X(scols_table_new_line) \
+	X(scols_table_set_name) \
+	X(scols_unref_table)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+	LIBSMARTCOLS_FUNCTIONS(X)
+#undef X
+} lsc;
 
 /* JSON documents of closed listings, printed together by rm_out_flush(). */
 static char **json_parts;
@@ -156,14 +179,15 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 	choose_columns(out, sel, defaults);
 
 	if (opts->mode == RM_OUT_TABLE || opts->mode == RM_OUT_JSON) {
-		out->tb = scols_new_table();
+		RM_DL_LOAD(lsc, "libsmartcols.so.1", LIBSMARTCOLS_FUNCTIONS);
+		out->tb = lsc.scols_new_table();
 		if (!out->tb)
 			rm_err(RM_EXIT_FAILURE, "failed to allocate output table");
-		scols_table_set_name(out->tb, list);
+		lsc.scols_table_set_name(out->tb, list);
 		if (opts->mode == RM_OUT_JSON)
-			scols_table_enable_json(out->tb, 1);
+			lsc.scols_table_enable_json(out->tb, 1);
 		if (opts->noheadings)
-			scols_table_enable_noheadings(out->tb, 1);
+			lsc.scols_table_enable_noheadings(out->tb, 1);
 		for (size_t i = 0; i < out->nshown; i++) {
 			const struct rm_column *c = &cols[out->shown[i]];
 			struct libscols_column *cl;
@@ -175,12 +199,12 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 					*q = (char)toupper((unsigned char)*q);
 			if (c->type == RM_COL_INT || c->type == RM_COL_FLOAT || c->type == RM_COL_SIZE)
 				flags |= SCOLS_FL_RIGHT;
-			cl = scols_table_new_column(out->tb, opts->mode == RM_OUT_JSON ? c->name : up,
+			cl = lsc.scols_table_new_column(out->tb, opts->mode == RM_OUT_JSON ? c->name : up,
 						    0, flags);
 			free(up);
 			if (!cl)
 				rm_err(RM_EXIT_FAILURE, "failed to allocate output column");
-			scols_column_set_json_type(cl, SCOLS_JSON_NUMBER);
+			lsc.scols_column_set_json_type(cl, SCOLS_JSON_NUMBER);
 		}
 	}
 	return out;
@@ -310,7 +334,7 @@ static void raw_write_value(const char *value)
 void rm_out_end(struct rm_out *out)
 {
 	if (out->tb) {
-		struct libscols_line *ln = scols_table_new_line(out->tb, NULL);
+		struct libscols_line *ln = lsc.scols_table_new_line(out->tb, NULL);
 
 		if (!ln)
 			rm_err(RM_EXIT_FAILURE, "failed to allocate output line");
@@ -324,7 +348,7 @@ void rm_out_end(struct rm_out *out)
 			if (v && out->opts.mode == RM_OUT_JSON &&
 			    json_quoted(out->cols[out->shown[i]].type))
 				v = quoted = json_quote(v);
-			if (v && scols_line_set_data(ln, i, v))
+			if (v && lsc.scols_line_set_data(ln, i, v))
 				rm_err(RM_EXIT_FAILURE, "failed to add output data");
 			free(quoted);
 		}
@@ -354,7 +378,7 @@ static void keep_json_part(struct libscols_table *tb)
 {
 	char *doc = NULL, *start, *end;
 
-	if (scols_print_table_to_string(tb, &doc) || !doc)
+	if (lsc.scols_print_table_to_string(tb, &doc) || !doc)
 		rm_err(RM_EXIT_FAILURE, "failed to print output table");
 	start = strchr(doc, '\n');
 	end = strrchr(doc, '}');
@@ -380,10 +404,10 @@ void rm_out_close(struct rm_out *out)
 			/* listings in one run are separated by a blank line */
 			if (printed_table)
 				putchar('\n');
-			scols_print_table(out->tb);
+			lsc.scols_print_table(out->tb);
 			printed_table = true;
 		}
-		scols_unref_table(out->tb);
+		lsc.scols_unref_table(out->tb);
 	}
 	for (size_t i = 0; i < out->ncols; i++)
 		free(out->buf[i]);

@@ -5,7 +5,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "snaparchive.h"
+#include "dynlib.h"
 #include "exitcodes.h"
 #include "msg.h"
 #include "options.h"
@@ -80,19 +80,7 @@ static struct {
 /* Fill la, or exit 1 naming what is missing. */
 static void la_load(void)
 {
-	static void *handle;
-	void *h;
-
-	if (handle)
-		return;
-	if (!(h = dlopen(LIBARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL)))
-		rm_errx(RM_EXIT_FAILURE, "cannot load %s: %s", LIBARCHIVE_SONAME, dlerror());
-#define X(f) \
-	if (!(la.f = (__typeof__(f) *)dlsym(h, #f))) \
-		rm_errx(RM_EXIT_FAILURE, "cannot load %s: no %s in it", LIBARCHIVE_SONAME, #f);
-	LIBARCHIVE_FUNCTIONS(X)
-#undef X
-	handle = h;
+	RM_DL_LOAD(la, LIBARCHIVE_SONAME, LIBARCHIVE_FUNCTIONS);
 }
 
 /* ---- trees below a directory fd ---- */

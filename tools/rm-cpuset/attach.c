@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <numa.h>
 
 #include "exitcodes.h"
 #include "hugetlb.h"
 #include "input.h"
+#include "numalib.h"
 #include "owner.h"
 #include "rm-cpuset.h"
 #include "xalloc.h"
@@ -136,26 +136,27 @@ static void free_affinity(cpu_set_t **old, pid_t *tids, int ntids)
 /* Move PID's pages to MEMS; the pages left behind, or -1 with *MSG. */
 static long migrate(pid_t pid, hwloc_const_bitmap_t mems, char **msg)
 {
-	struct bitmask *from = numa_allocate_nodemask(), *to = numa_allocate_nodemask();
+	const struct rm_numa *nl = rm_numa();
+	struct bitmask *from = nl->numa_allocate_nodemask(), *to = nl->numa_allocate_nodemask();
 	unsigned i;
 	int rc;
 
-	numa_bitmask_setall(from);
+	nl->numa_bitmask_setall(from);
 	hwloc_bitmap_foreach_begin(i, mems)
 		if (i < to->size)
-			numa_bitmask_setbit(to, i);
+			nl->numa_bitmask_setbit(to, i);
 	hwloc_bitmap_foreach_end();
 	/* pages already on a node of MEMS stay where they are */
 	hwloc_bitmap_foreach_begin(i, mems)
 		if (i < from->size)
-			numa_bitmask_clearbit(from, i);
+			nl->numa_bitmask_clearbit(from, i);
 	hwloc_bitmap_foreach_end();
-	rc = numa_migrate_pages(pid, from, to);
+	rc = nl->numa_migrate_pages(pid, from, to);
 	if (rc < 0)
 		*msg = xasprintf("cannot migrate the memory of process %d: %s", (int)pid,
 				 strerror(errno));
-	numa_free_nodemask(from);
-	numa_free_nodemask(to);
+	nl->numa_bitmask_free(from);
+	nl->numa_bitmask_free(to);
 	return rc;
 }
 

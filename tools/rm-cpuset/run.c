@@ -12,14 +12,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <numa.h>
-#include <numaif.h>
 
 #include "exitcodes.h"
 #include "cpulist.h"
 #include "hugetlb.h"
 #include "input.h"
 #include "iolimit.h"
+#include "numalib.h"
 #include "rm-cpuset.h"
 #include "xalloc.h"
 
@@ -254,16 +253,17 @@ static bool affinity_is(const cpu_set_t *want, size_t size)
  * print libnuma's own message on failure and know no weighted interleave. */
 static int set_policy(int mode, hwloc_const_bitmap_t nodes)
 {
-	struct bitmask *mask = numa_allocate_nodemask();
+	const struct rm_numa *nl = rm_numa();
+	struct bitmask *mask = nl->numa_allocate_nodemask();
 	unsigned i;
 	int rc;
 
 	hwloc_bitmap_foreach_begin(i, nodes)
 		if (i < mask->size)
-			numa_bitmask_setbit(mask, i);
+			nl->numa_bitmask_setbit(mask, i);
 	hwloc_bitmap_foreach_end();
-	rc = set_mempolicy(mode, mask->maskp, mask->size + 1);
-	numa_free_nodemask(mask);
+	rc = nl->set_mempolicy(mode, mask->maskp, mask->size + 1);
+	nl->numa_bitmask_free(mask);
 	return rc;
 }
 
@@ -271,6 +271,7 @@ static int set_policy(int mode, hwloc_const_bitmap_t nodes)
 __attribute__((noreturn))
 static void child(struct placement *pl, const struct run_policy *policy, char **cmd)
 {
+	const struct rm_numa *nl = rm_numa();
 	cpu_set_t *mask;
 	size_t size;
 	int max = hwloc_bitmap_last(pl->cpus);
@@ -317,20 +318,20 @@ static void child(struct placement *pl, const struct run_policy *policy, char **
 				 strerror(errno));
 			_exit(EXIT_RUN_FAILED);
 		}
-	} else if (numa_available() >= 0) {
-		struct bitmask *nodes = numa_allocate_nodemask();
+	} else if (nl->numa_available() >= 0) {
+		struct bitmask *nodes = nl->numa_allocate_nodemask();
 
 		hwloc_bitmap_foreach_begin(i, pl->mems)
 			if (i < nodes->size)
-				numa_bitmask_setbit(nodes, i);
+				nl->numa_bitmask_setbit(nodes, i);
 		hwloc_bitmap_foreach_end();
 		errno = 0;
-		numa_set_membind(nodes);
+		nl->numa_set_membind(nodes);
 		if (errno && errno != ENOSYS) {
 			rm_warnx("cannot bind memory to NUMA nodes: %s", strerror(errno));
 			_exit(EXIT_RUN_FAILED);
 		}
-		numa_free_nodemask(nodes);
+		nl->numa_bitmask_free(nodes);
 	}
 exec:
 	execvp(cmd[0], cmd);
@@ -392,6 +393,8 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 		rm_usage_errx("run needs this machine's topology (RM_TOPOLOGY or RM_SYSROOT is set)");
 	place(c, &a, &pl);
 
+	/* libnuma is loaded here: the child only calls it */
+	rm_numa();
 	fflush(stdout);
 	child_pid = fork();
 	if (child_pid < 0) {
