@@ -153,6 +153,12 @@ build_base() {
 		copy_with_libs "$root" "$BUILDDIR/$t"
 		mv "$root/usr/${BUILDDIR#/usr/}/$t" "$root/usr/bin/$t"
 	done
+	# the libraries the tools open at first use (libcommon/dynlib.h), which ldd does not name
+	for lib in libnuma.so.1 libcgroup.so.2 libsmartcols.so.1; do
+		b=$(/sbin/ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { print $NF; exit }')
+		[ -n "$b" ] || die "$lib is not installed"
+		copy_with_libs "$root" "$b"
+	done
 	local irqb
 	irqb=$(fetch_irqbalance)
 	if [ -n "$irqb" ] && [ -x "$irqb/usr/sbin/irqbalance" ]; then
