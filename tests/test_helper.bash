@@ -4,8 +4,8 @@
 # The tests are laid out as util-linux lays out its own:
 #   tests/*.bats                 the libraries' tests (libcommon, state, cpualloc, cgroup, input)
 #                                and the documentation's (docs)
-#   tests/rm-TOOL/               one folder per tool: TOOL.bats (rm-topo/topo.bats, ...) for its
-#                                commands, options and errors, one bats file per further subject
+#   tests/rm-TOOL.bats           a tool's commands, options and errors
+#   tests/rm-TOOL/               one folder per tool: a bats file per further subject
 #                                (rm-topo/draw.bats, ...), and the tool's helpers and inputs
 #   tests/expected/rm-TOOL/NAME  golden files: what a command of the tool prints, as assert_golden
 #                                (below) compares it
@@ -16,7 +16,8 @@
 #   tests/fuzz/                  libFuzzer harnesses and their corpora
 #   tests/vm/                    the real-kernel lab, apart from make check (see README.md there)
 #   tests/fake-*.py              FUSE fakes of kernel file systems (mount_fake below)
-# A bats file of a folder loads ../test_helper and its folder's helpers by their bare names.
+# tests/rm-TOOL.bats loads test_helper and rm-TOOL/helper; a bats file of a folder loads
+# ../test_helper and its folder's helpers by their bare names.
 # make check runs the bats files that TESTS lists in tests/Makemodule.am (docs.bats checks that
 # it lists every one); what they read besides goes in EXTRA_DIST there (tests/expected whole).
 #
@@ -27,7 +28,7 @@
 # Short expectations stay inline, where they read better. After a deliberate change of output,
 # run the tests concerned with RM_REGENERATE=1: assert_golden then writes each output to its
 # file instead of comparing (and says so), and the change is read in the diff:
-#	RM_REGENERATE=1 bats tests/rm-topo/topo.bats
+#	RM_REGENERATE=1 bats tests/rm-topo.bats
 #	git diff tests/expected/
 # A new golden file is made the same way: write the assert_golden line, then regenerate.
 

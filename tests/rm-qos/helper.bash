@@ -77,3 +77,13 @@ stop_busy() {
 	done
 	BUSY=()
 }
+
+# Every test: the tree above, and no busy process left behind.
+setup() {
+	BUSY=()
+	setup_qos
+}
+
+teardown() {
+	stop_busy
+}

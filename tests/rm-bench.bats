@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-bench's commands: the command line, the columns, refusals common to every measurement.
-load ../test_helper
-load bench_helper
-load ../cgroup_helper
+load test_helper
+load rm-bench/bench_helper
+load cgroup_helper
 
 @test "rm-bench: --help lists the commands, --list-commands names them" {
 	run -0 rm-bench --list-commands

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-class's commands: list, show, match, explain and check, on built-in classes and class files,
 # with device records on standard input or found under --sysroot (the rm-devices fixtures).
-load ../test_helper
-load helper
+load test_helper
+load rm-class/helper
 
 BUILTINS="gpu nvidia-gpu amd-gpu nic rdma-nic ib fpga accel sriov-vf"
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-devices list, show and topo on sysfs trees of a GPU server and a mixed machine, and on this
 # machine; bad input.
-load ../test_helper
-load fixtures
+load test_helper
+load rm-devices/fixtures
 
 setup_file() {
 	fx_trees

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-hugepages' commands on sysfs trees made here: records, counts, refusals, plan, export,
 # limits on cgroup trees, and what a user who is not root may do.
-load ../test_helper
-load helper
+load test_helper
+load rm-hugepages/helper
 
 setup() {
 	ROOT=$BATS_TEST_TMPDIR/root

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-cpuset's commands on synthetic topologies: records, refusals, state, exports, run and gc.
-load ../test_helper
+load test_helper
 
 T2="package:2 numa:2 core:4 pu:2" # 32 CPUs, nodes of 8: 0-7, 8-15, 16-23, 24-31
 

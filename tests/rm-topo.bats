@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-topo: summary, listings, filters, output modes, errors and export nfd on synthetic machines.
 
-load ../test_helper
+load test_helper
 
 # 2 packages x 2 NUMA nodes x 2 L3 x 4 cores x 2 threads: 64 CPUs, 4 nodes, 8 L3, 32 cores.
 BIG="package:2 numa:2 l3:2 core:4 pu:2"
