@@ -448,20 +448,6 @@ size_t rm_memmgr_providers(struct rm_memmgr *m, const struct rm_memreq *req,
 	return np;
 }
 
-/* The average distance between the nodes of MASK (NUMADistances.CalculateAverageFor). */
-static double mask_distance(const struct rm_memmgr *m, const unsigned *d, unsigned long mask)
-{
-	double sum = 0, n = 0;
-
-	for (size_t a = 0; a < m->nn; a++)
-		for (size_t b = 0; (mask >> a & 1) && b < m->nn; b++)
-			if (mask >> b & 1) {
-				sum += d[a * m->nn + b];
-				n++;
-			}
-	return n ? sum / n : 0;
-}
-
 /* findBestHint over the hints holding NODES: preferred first, then narrower, then (with
  * DISTANCE) closer, then lower. */
 static int extend_hints(const struct rm_memmgr *m, const unsigned *distance, bool preferred,
@@ -490,7 +476,8 @@ static int extend_hints(const struct rm_memmgr *m, const unsigned *distance, boo
 			continue;
 		}
 		if (distance) {
-			double dm = mask_distance(m, distance, mask), db = mask_distance(m, distance, best);
+			double dm = rm_tm_mask_distance(distance, (unsigned)m->nn, mask);
+			double db = rm_tm_mask_distance(distance, (unsigned)m->nn, best);
 
 			if (dm != db) {
 				if (dm < db)

@@ -202,13 +202,13 @@ struct merge {
 	bool closest;
 };
 
-static double mask_distance(const struct merge *m, unsigned long mask)
+double rm_tm_mask_distance(const unsigned *distance, unsigned nn, unsigned long mask)
 {
 	unsigned char in[RM_TM_EXHAUSTIVE_MAX] = { 0 };
 
-	for (unsigned i = 0; i < m->nn; i++)
+	for (unsigned i = 0; i < nn && i < RM_TM_EXHAUSTIVE_MAX; i++)
 		in[i] = mask >> i & 1;
-	return avg_distance(m->distance, m->nn, in);
+	return avg_distance(distance, nn, in);
 }
 
 /* IsNarrowerThan: fewer nodes; the same number: the lower mask. */
@@ -225,7 +225,8 @@ static unsigned long fitter(const struct merge *m, unsigned long cur, unsigned l
 	if (cand == cur)
 		return cur;
 	if (m->closest && m->distance && popcount(cur) == popcount(cand)) {
-		double dc = mask_distance(m, cur), dk = mask_distance(m, cand);
+		double dc = rm_tm_mask_distance(m->distance, m->nn, cur);
+		double dk = rm_tm_mask_distance(m->distance, m->nn, cand);
 
 		if (dk != dc)
 			return dk < dc ? cand : cur;
@@ -637,16 +638,14 @@ char *rm_tm_too_many_nodes(const struct rm_tm_config *config, unsigned nn)
 
 /* ---- the decision shown ---- */
 
-/* The node ids of MASK, or of the flags IN when IN is set, as a list. Allocated. */
-static char *explain_nodes(const struct rm_tm_config *c, unsigned nn, unsigned long mask,
-			   const unsigned char *in)
+char *rm_tm_nodes_text(const int *ids, unsigned nn, const unsigned char *in)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	char *s;
 
 	for (unsigned i = 0; i < nn; i++)
-		if (in ? in[i] != 0 : (mask >> i & 1))
-			hwloc_bitmap_set(set, c->ids ? (unsigned)c->ids[i] : i);
+		if (in[i])
+			hwloc_bitmap_set(set, ids ? (unsigned)ids[i] : i);
 	s = rm_cpulist_format(set);
 	hwloc_bitmap_free(set);
 	return s;
@@ -672,7 +671,7 @@ static void explain_hints(const struct rm_tm_config *c, unsigned nn,
 			  const struct rm_tm_provider *p)
 {
 	unsigned long all = (1UL << nn) - 1;
-	unsigned char *st = xcalloc((size_t)all + 1, 1);
+	unsigned char *st = xcalloc((size_t)all + 1, 1), in[RM_TM_EXHAUSTIVE_MAX];
 	const char *name = p->name ? p->name : "-";
 	bool empty;
 
@@ -683,7 +682,11 @@ static void explain_hints(const struct rm_tm_config *c, unsigned nn,
 	else
 		for (unsigned long m = 1; m <= all; m++)
 			if (st[m]) {
-				char *nodes = explain_nodes(c, nn, m, NULL);
+				char *nodes;
+
+				for (unsigned i = 0; i < nn; i++)
+					in[i] = m >> i & 1;
+				nodes = rm_tm_nodes_text(c->ids, nn, in);
 
 				explain_record(c->explain, "hint", name, nodes, st[m] & ST_PREF, NULL,
 					       NULL);
@@ -714,7 +717,7 @@ int rm_tm_merge_forced(const struct rm_tm_config *config, unsigned nn, const uns
 	else
 		rc = search(config, nn, distance, p, np, best, preferred, admit);
 	if (config->explain) {
-		char *nodes = explain_nodes(config, nn, 0, best);
+		char *nodes = rm_tm_nodes_text(config->ids, nn, best);
 
 		for (size_t i = 0; every && i < np; i++)
 			explain_hints(config, nn, &p[i]);

@@ -132,6 +132,13 @@ struct rm_tm_provider rm_tm_amount(const uint64_t *free, const uint64_t *total, 
 /* Go's strconv.ParseBool: 1 for 1 t T TRUE true True, 0 for 0 f F FALSE false False, else -1. */
 int rm_tm_parse_bool(const char *v);
 
+/* The average distance between the nodes of MASK (NUMADistances.CalculateAverageFor);
+ * DISTANCE: NN*NN, NN at most RM_TM_EXHAUSTIVE_MAX. */
+double rm_tm_mask_distance(const unsigned *distance, unsigned nn, unsigned long mask);
+
+/* "0,2": the ids (IDS[i]; NULL: i) of the nodes flagged in IN, a list. Allocated. */
+char *rm_tm_nodes_text(const int *ids, unsigned nn, const unsigned char *in);
+
 /* "node 0: 4, node 1: 5": COUNT per node of IDS, for the policies' refusals. Allocated. */
 char *rm_tm_per_node(const int *ids, const uint64_t *count, unsigned nn);
 

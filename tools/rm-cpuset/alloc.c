@@ -426,27 +426,13 @@ static char *memory_free_text(const struct alloc_req *r)
 	return s;
 }
 
-/* "0,2": the ids of the node indexes flagged in IN. Allocated. */
-static char *node_list(const struct rm_memmgr *m, const unsigned char *in)
-{
-	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	char *s;
-
-	for (size_t i = 0; i < m->nn; i++)
-		if (in[i])
-			hwloc_bitmap_set(set, m->hp.nodes[i].id);
-	s = rm_cpulist_format(set);
-	hwloc_bitmap_free(set);
-	return s;
-}
-
 /* The decision record of the Memory Manager's extension of the merged nodes to NODES (EXT 0),
  * or of its failure (EXT -1). */
-static void explain_extension(FILE *out, const struct rm_memmgr *m, const unsigned char *nodes,
+static void explain_extension(FILE *out, const int *ids, unsigned nn, const unsigned char *nodes,
 			      int ext)
 {
 	struct rm_record rec = { 0 };
-	char *list = node_list(m, nodes);
+	char *list = rm_tm_nodes_text(ids, nn, nodes);
 
 	rm_record_set(&rec, "extended", "memory");
 	rm_record_set(&rec, "nodes", ext == 0 ? list : "none");
@@ -472,7 +458,7 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 	uint64_t *freec = xcalloc(nn, sizeof(*freec)), *totalc = xcalloc(nn, sizeof(*totalc));
 	struct rm_tm_provider *prov = xcalloc(m->nres + 2, sizeof(*prov));
 	struct rm_memreq req = { .memory = r->memory, .pages = r->pages };
-	unsigned char *need = xcalloc(nn, 1), *best = xcalloc(nn, 1);
+	unsigned char *need = xcalloc(nn, 1), *best = xcalloc(nn, 1), *merged = xcalloc(nn, 1);
 	struct rm_tm_config tm = r->opts.tm;
 	hwloc_bitmap_t ids = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
 	int *intids = xcalloc(nn, sizeof(*intids));
@@ -529,12 +515,12 @@ static int memory_hint(struct pool *p, struct alloc_req *r, hwloc_const_bitmap_t
 	}
 	/* best-effort may choose nodes that cannot hold it all: extended to nodes that do (a
 	 * group), else the message names each node's free amount of what is short */
-	memcpy(need, best, nn); /* the merged nodes, to show an extension */
+	memcpy(merged, best, nn);
 	ext = rm_memmgr_extend(m, &req, tm.prefer_closest ? distance : NULL, pref, best);
-	if (tm.explain && memcmp(need, best, nn))
-		explain_extension(tm.explain, m, best, ext);
+	if (tm.explain && memcmp(merged, best, nn))
+		explain_extension(tm.explain, intids, (unsigned)nn, best, ext);
 	if (ext == 0 && rm_memmgr_violates(m, best)) {
-		char *nodes = node_list(m, best);
+		char *nodes = rm_tm_nodes_text(intids, (unsigned)nn, best);
 
 		*msg = xasprintf("NUMA nodes %s would break another owner's memory group (the "
 				 "Memory Manager keeps each node in one group)", nodes);
@@ -561,6 +547,7 @@ out:
 	free(prov);
 	free(need);
 	free(best);
+	free(merged);
 	free(intids);
 	free(distance);
 	hwloc_bitmap_free(ids);
