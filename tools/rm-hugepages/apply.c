@@ -11,6 +11,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include "conffile.h"
 #include "exitcodes.h"
 #include "hugetlb.h"
 #include "kernfs.h"
@@ -60,37 +61,6 @@ static error_t apply_parse(int key, char *arg, struct argp_state *state)
 
 /* ---- the file ---- */
 
-struct tok {
-	char *text;
-	unsigned col; /* 1-based */
-};
-
-#define MAX_TOKENS 16
-
-/* Split LINE in place at blanks, up to a '#' that starts a word. Returns the count, or -1 when
- * the line has too many words. */
-static int tokenize(char *line, struct tok *toks)
-{
-	int n = 0;
-	char *p = line;
-
-	for (;;) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p || *p == '#')
-			return n;
-		if (n == MAX_TOKENS)
-			return -1;
-		toks[n].text = p;
-		toks[n].col = (unsigned)(p - line) + 1;
-		n++;
-		while (*p && *p != ' ' && *p != '\t')
-			p++;
-		if (*p)
-			*p++ = '\0';
-	}
-}
-
 struct mount_line {
 	unsigned line, col;
 	struct mount_req r;
@@ -116,8 +86,7 @@ struct limit_line {
 };
 
 struct plan {
-	const char *file; /* as messages name it */
-	char *path;       /* the file's name, "-" for standard input */
+	struct rm_conf conf;     /* the file, and its first error */
 	struct rm_hugepages *hp;
 	struct rm_hp_target *t;
 	unsigned *tline; /* the line of each target */
@@ -131,46 +100,10 @@ struct plan {
 	struct rm_hugetlb h;     /* opened when there are limits */
 	bool have_h;
 	struct rm_kernfs_log log; /* the cgroup changes of the limits, for undoing them */
-	char *err;       /* "FILE:LINE:COL: message" */
 };
 
-static void plan_fail(struct plan *p, unsigned line, unsigned col, char *msg)
-{
-	if (!p->err)
-		p->err = xasprintf("%s:%u:%u: %s", p->file, line, col, msg);
-	free(msg);
-}
-
-/* plan_fail with FMT's one %s the SUBJECT as records show it (quoted when it needs to be). FMT
- * is one of the literals below, checked there by the format attribute. */
-__attribute__((format(printf, 4, 0)))
-static void fail_shown(struct plan *p, unsigned line, unsigned col, const char *fmt,
-		       const char *subject)
-{
-	char *x = rm_record_show(subject, strlen(subject));
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	plan_fail(p, line, col, xasprintf(fmt, x));
-#pragma GCC diagnostic pop
-	free(x);
-}
-
-/* "key=value" of TOK: the key is cut off in place; *VALUE and its column. -1 when no '='. */
-static int split_kv(struct tok *tok, char **value, unsigned *vcol)
-{
-	char *eq = strchr(tok->text, '=');
-
-	if (!eq || eq == tok->text)
-		return -1;
-	*eq = '\0';
-	*value = eq + 1;
-	*vcol = tok->col + (unsigned)(eq + 1 - tok->text);
-	return 0;
-}
-
 /* A line of pages: SIZE [node=SET] count=N|amount=AMOUNT [spread=yes|no]. */
-static void page_line(struct plan *p, unsigned line, struct tok *toks, int n)
+static void page_line(struct plan *p, unsigned line, struct rm_conf_word *toks, int n)
 {
 	struct rm_hugepages *hp = p->hp;
 	const char *node = NULL, *count = NULL;
@@ -183,13 +116,13 @@ static void page_line(struct plan *p, unsigned line, struct tok *toks, int n)
 	long nwhich;
 
 	if (rm_hugepages_parse_size(hp, toks[0].text, &size, &msg) < 0)
-		return plan_fail(p, line, toks[0].col, msg);
+		return rm_conf_fail(&p->conf, line, toks[0].col, msg);
 	for (int i = 1; i < n; i++) {
 		unsigned vcol;
 		char *key;
 
-		if (split_kv(&toks[i], &value, &vcol) < 0)
-			return fail_shown(p, line, toks[i].col, "expected key=value: '%s'",
+		if (rm_conf_split(&toks[i], &value, &vcol) < 0)
+			return rm_conf_fail_shown(&p->conf, toks[i].col, "expected key=value: '%s'",
 					  toks[i].text);
 		key = toks[i].text;
 		if (!strcmp(key, "node") && !node) {
@@ -202,33 +135,33 @@ static void page_line(struct plan *p, unsigned line, struct tok *toks, int n)
 		} else if (!strcmp(key, "spread") && (!strcmp(value, "yes") || !strcmp(value, "no"))) {
 			spread = !strcmp(value, "yes");
 		} else if (!strcmp(key, "spread")) {
-			return fail_shown(p, line, vcol, "invalid spread (yes or no): '%s'", value);
+			return rm_conf_fail_shown(&p->conf, vcol, "invalid spread (yes or no): '%s'", value);
 		} else if (!strcmp(key, "node") || !strcmp(key, "count") || !strcmp(key, "amount")) {
-			plan_fail(p, line, toks[i].col,
+			rm_conf_fail(&p->conf, line, toks[i].col,
 				  xasprintf("given twice: '%s'", strcmp(key, "node") ? "count or amount"
 										  : key));
 			return;
 		} else {
-			return fail_shown(p, line, toks[i].col,
+			return rm_conf_fail_shown(&p->conf, toks[i].col,
 					  "unknown key: '%s' (node, count, amount, spread)", key);
 		}
 	}
 	if (!count)
-		return plan_fail(p, line, toks[0].col, xasprintf("missing count= or amount=: '%s'",
+		return rm_conf_fail(&p->conf, line, toks[0].col, xasprintf("missing count= or amount=: '%s'",
 								 toks[0].text));
 	/* count= is a number of pages, amount= a size with its unit */
 	if (count[0] != '+' && (is_amount == !count[strspn(count, "0123456789")]))
-		return fail_shown(p, line, count_col,
+		return rm_conf_fail_shown(&p->conf, count_col,
 				  is_amount ? "invalid amount (a size such as 8GiB): '%s'"
 					    : "invalid count (a number of pages): '%s'", count);
 	if (rm_hugepages_parse_count(count, hp->sizes[size], &pages, &relative, &msg) < 0)
-		return plan_fail(p, line, count_col, msg);
+		return rm_conf_fail(&p->conf, line, count_col, msg);
 	if (relative)
-		return plan_fail(p, line, count_col,
+		return rm_conf_fail(&p->conf, line, count_col,
 				 xasprintf("a configuration sets counts, it does not add: '%s'",
 					   count));
 	if ((nwhich = hp_nodes(hp, node, size, &which, &msg)) < 0)
-		return plan_fail(p, line, node ? node_col : toks[0].col, msg);
+		return rm_conf_fail(&p->conf, line, node ? node_col : toks[0].col, msg);
 	each = xcalloc((size_t)nwhich, sizeof(uint64_t));
 	if (!node || spread)
 		rm_hugepages_spread(pages, (size_t)nwhich, each);
@@ -243,7 +176,7 @@ static void page_line(struct plan *p, unsigned line, struct tok *toks, int n)
 		if (k < p->nt) {
 			char *ps = rm_size_format(hp->sizes[size]);
 
-			plan_fail(p, line, node ? node_col : toks[0].col,
+			rm_conf_fail(&p->conf, line, node ? node_col : toks[0].col,
 				  xasprintf("%s pages of node %u are set on line %u already", ps,
 					    hp->nodes[which[w]].id, p->tline[k]));
 			free(ps);
@@ -263,7 +196,7 @@ static void page_line(struct plan *p, unsigned line, struct tok *toks, int n)
 }
 
 /* mount DIR size=SIZE [uid=USER] [gid=GROUP] [mode=MODE] [max_size=AMOUNT] */
-static void mount_line(struct plan *p, unsigned line, struct tok *toks, int n)
+static void mount_line(struct plan *p, unsigned line, struct rm_conf_word *toks, int n)
 {
 	struct rm_hugepages *hp = p->hp;
 	struct mount_req r = { 0 };
@@ -274,22 +207,22 @@ static void mount_line(struct plan *p, unsigned line, struct tok *toks, int n)
 	size_t size;
 
 	if (n < 2)
-		return plan_fail(p, line, toks[0].col, xstrdup("missing the mount point: 'mount'"));
+		return rm_conf_fail(&p->conf, line, toks[0].col, xstrdup("missing the mount point: 'mount'"));
 	if (toks[1].text[0] != '/' || strchr(toks[1].text, '='))
-		return fail_shown(p, line, toks[1].col, "not an absolute path: '%s'", toks[1].text);
+		return rm_conf_fail_shown(&p->conf, toks[1].col, "not an absolute path: '%s'", toks[1].text);
 	for (int i = 2; i < n; i++) {
 		unsigned vcol;
 		char *key;
 		int rc = 0;
 
-		if (split_kv(&toks[i], &value, &vcol) < 0)
-			return fail_shown(p, line, toks[i].col, "expected key=value: '%s'",
+		if (rm_conf_split(&toks[i], &value, &vcol) < 0)
+			return rm_conf_fail_shown(&p->conf, toks[i].col, "expected key=value: '%s'",
 					  toks[i].text);
 		key = toks[i].text;
 		if ((!strcmp(key, "size") && have_size) || (!strcmp(key, "uid") && r.have_uid) ||
 		    (!strcmp(key, "gid") && r.have_gid) || (!strcmp(key, "mode") && r.have_mode) ||
 		    (!strcmp(key, "max_size") && max))
-			return plan_fail(p, line, toks[i].col, xasprintf("given twice: '%s'", key));
+			return rm_conf_fail(&p->conf, line, toks[i].col, xasprintf("given twice: '%s'", key));
 		if (!strcmp(key, "size")) {
 			have_size = true;
 			if ((rc = rm_hugepages_parse_size(hp, value, &size, &msg)) == 0)
@@ -307,18 +240,18 @@ static void mount_line(struct plan *p, unsigned line, struct tok *toks, int n)
 			max = value;
 			max_col = vcol;
 		} else {
-			return fail_shown(p, line, toks[i].col,
+			return rm_conf_fail_shown(&p->conf, toks[i].col,
 					  "unknown key: '%s' (size, uid, gid, mode, max_size)", key);
 		}
 		if (rc < 0)
-			return plan_fail(p, line, vcol, msg);
+			return rm_conf_fail(&p->conf, line, vcol, msg);
 	}
 	if (!have_size)
-		return fail_shown(p, line, toks[0].col, "missing size=: '%s'", toks[1].text);
+		return rm_conf_fail_shown(&p->conf, toks[0].col, "missing size=: '%s'", toks[1].text);
 	if (max) {
 		r.have_max = true;
 		if (hp_parse_max_size(max, r.page_size, &r.max_size, &msg) < 0)
-			return plan_fail(p, line, max_col, msg);
+			return rm_conf_fail(&p->conf, line, max_col, msg);
 	}
 	r.dir = xstrdup(toks[1].text);
 	for (size_t len = strlen(r.dir); len > 1 && r.dir[len - 1] == '/';)
@@ -327,7 +260,7 @@ static void mount_line(struct plan *p, unsigned line, struct tok *toks, int n)
 		if (!strcmp(p->m[k].r.dir, r.dir)) {
 			char *x = rm_record_show(r.dir, strlen(r.dir));
 
-			plan_fail(p, line, toks[1].col,
+			rm_conf_fail(&p->conf, line, toks[1].col,
 				  xasprintf("mounted on line %u already: '%s'", p->m[k].line, x));
 			free(x);
 			free(r.dir);
@@ -342,16 +275,16 @@ static void mount_line(struct plan *p, unsigned line, struct tok *toks, int n)
 }
 
 /* Refuse the words after the last one a line takes: -1 with P->err. */
-static int no_more(struct plan *p, unsigned line, struct tok *toks, int n, int max)
+static int no_more(struct plan *p, unsigned line, struct rm_conf_word *toks, int n, int max)
 {
 	if (n <= max)
 		return 0;
-	fail_shown(p, line, toks[max].col, "unexpected word: '%s'", toks[max].text);
+	rm_conf_fail_shown(&p->conf, toks[max].col, "unexpected word: '%s'", toks[max].text);
 	return -1;
 }
 
 /* overcommit SIZE COUNT|AMOUNT: the words of "rm-hugepages overcommit". */
-static void overcommit_line(struct plan *p, unsigned line, struct tok *toks, int n)
+static void overcommit_line(struct plan *p, unsigned line, struct rm_conf_word *toks, int n)
 {
 	struct rm_hugepages *hp = p->hp;
 	struct overcommit_line o = { .line = line, .col = toks[0].col };
@@ -359,28 +292,28 @@ static void overcommit_line(struct plan *p, unsigned line, struct tok *toks, int
 	bool relative;
 
 	if (n < 2)
-		return plan_fail(p, line, toks[0].col,
+		return rm_conf_fail(&p->conf, line, toks[0].col,
 				 xstrdup("missing the page size: 'overcommit'"));
 	if (n < 3)
-		return fail_shown(p, line, toks[0].col,
+		return rm_conf_fail_shown(&p->conf, toks[0].col,
 				  "missing the count or amount after the size: '%s'", toks[1].text);
 	if (no_more(p, line, toks, n, 3) < 0)
 		return;
 	if (rm_hugepages_parse_size(hp, toks[1].text, &o.size, &msg) < 0)
-		return plan_fail(p, line, toks[1].col, msg);
+		return rm_conf_fail(&p->conf, line, toks[1].col, msg);
 	if (rm_hugepages_gigantic(hp, o.size))
-		return plan_fail(p, line, toks[1].col, hp_gigantic_msg(hp, o.size, toks[1].text));
+		return rm_conf_fail(&p->conf, line, toks[1].col, hp_gigantic_msg(hp, o.size, toks[1].text));
 	if (rm_hugepages_parse_count(toks[2].text, hp->sizes[o.size], &o.want, &relative, &msg) < 0)
-		return plan_fail(p, line, toks[2].col, msg);
+		return rm_conf_fail(&p->conf, line, toks[2].col, msg);
 	if (relative)
-		return plan_fail(p, line, toks[2].col,
+		return rm_conf_fail(&p->conf, line, toks[2].col,
 				 xasprintf("a configuration sets counts, it does not add: '%s'",
 					   toks[2].text));
 	for (size_t k = 0; k < p->noc; k++)
 		if (p->oc[k].size == o.size) {
 			char *ps = rm_size_format(hp->sizes[o.size]);
 
-			plan_fail(p, line, toks[1].col,
+			rm_conf_fail(&p->conf, line, toks[1].col,
 				  xasprintf("the overcommit of %s pages is set on line %u already", ps,
 					    p->oc[k].line));
 			free(ps);
@@ -391,7 +324,7 @@ static void overcommit_line(struct plan *p, unsigned line, struct tok *toks, int
 }
 
 /* limit OWNER SIZE COUNT|AMOUNT|max: the words of "rm-hugepages limit". */
-static void limit_line(struct plan *p, unsigned line, struct tok *toks, int n)
+static void limit_line(struct plan *p, unsigned line, struct rm_conf_word *toks, int n)
 {
 	struct rm_hugepages *hp = p->hp;
 	struct limit_line l = { .line = line, .col = n > 1 ? toks[1].col : toks[0].col,
@@ -402,35 +335,35 @@ static void limit_line(struct plan *p, unsigned line, struct tok *toks, int n)
 	bool relative = false;
 
 	if (n < 2)
-		return plan_fail(p, line, toks[0].col, xstrdup("missing the owner: 'limit'"));
+		return rm_conf_fail(&p->conf, line, toks[0].col, xstrdup("missing the owner: 'limit'"));
 	if (n < 3)
-		return fail_shown(p, line, toks[0].col, "missing the page size after the owner: '%s'",
+		return rm_conf_fail_shown(&p->conf, toks[0].col, "missing the page size after the owner: '%s'",
 				  toks[1].text);
 	if (n < 4)
-		return fail_shown(p, line, toks[0].col,
+		return rm_conf_fail_shown(&p->conf, toks[0].col,
 				  "missing COUNT, AMOUNT or max after the size: '%s'", toks[2].text);
 	if (no_more(p, line, toks, n, 4) < 0)
 		return;
 	if (!rm_name_valid(toks[1].text) || !strcmp(toks[1].text, "shared"))
-		return fail_shown(p, line, toks[1].col, rm_name_valid(toks[1].text)
+		return rm_conf_fail_shown(&p->conf, toks[1].col, rm_name_valid(toks[1].text)
 				  ? "invalid owner name: '%s' names rm-cpuset's shared pool"
 				  : "invalid owner name: '%s'", toks[1].text);
 	if (rm_hugepages_parse_size(hp, toks[2].text, &l.size, &msg) < 0)
-		return plan_fail(p, line, toks[2].col, msg);
+		return rm_conf_fail(&p->conf, line, toks[2].col, msg);
 	amount = toks[3].text;
 	if (!strcmp(amount, "max"))
 		l.limited = false;
 	else if (rm_hugepages_parse_count(amount, hp->sizes[l.size], &pages, &relative, &msg) < 0)
-		return plan_fail(p, line, toks[3].col, msg);
+		return rm_conf_fail(&p->conf, line, toks[3].col, msg);
 	if (relative)
-		return fail_shown(p, line, toks[3].col,
+		return rm_conf_fail_shown(&p->conf, toks[3].col,
 				  "invalid limit (a count, an amount or max): '%s'", amount);
 	l.bytes = pages * hp->sizes[l.size];
 	for (size_t k = 0; k < p->nlm; k++)
 		if (p->lm[k].size == l.size && !strcmp(p->lm[k].owner, toks[1].text)) {
 			char *ps = rm_size_format(hp->sizes[l.size]);
 
-			plan_fail(p, line, toks[1].col,
+			rm_conf_fail(&p->conf, line, toks[1].col,
 				  xasprintf("the %s limit of owner %s is set on line %u already", ps,
 					    toks[1].text, p->lm[k].line));
 			free(ps);
@@ -441,31 +374,15 @@ static void limit_line(struct plan *p, unsigned line, struct tok *toks, int n)
 	p->lm[p->nlm++] = l;
 }
 
-/* Read and check the whole file; -1 with P->err (or errno for a read error). */
-static int read_plan(struct plan *p, FILE *f)
+/* Read and check the whole file; -1 with P->conf.err (or errno for a read error). */
+static int read_plan(struct plan *p)
 {
-	char *buf = NULL;
-	size_t cap = 0;
-	unsigned line = 0;
-	ssize_t len;
+	struct rm_conf_word toks[RM_CONF_MAX_WORDS];
+	int n;
 
-	while (!p->err && (len = getline(&buf, &cap, f)) >= 0) {
-		struct tok toks[MAX_TOKENS];
-		int n;
+	while (!p->conf.err && (n = rm_conf_next(&p->conf, toks)) > 0) {
+		unsigned line = p->conf.line;
 
-		line++;
-		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-			buf[--len] = '\0';
-		if (strlen(buf) != (size_t)len) {
-			plan_fail(p, line, (unsigned)strlen(buf) + 1, xstrdup("a NUL byte in the line"));
-			break;
-		}
-		if ((n = tokenize(buf, toks)) < 0) {
-			plan_fail(p, line, 1, xstrdup("too many words"));
-			break;
-		}
-		if (n == 0)
-			continue;
 		if (!strcmp(toks[0].text, "mount"))
 			mount_line(p, line, toks, n);
 		else if (!strcmp(toks[0].text, "overcommit"))
@@ -475,10 +392,7 @@ static int read_plan(struct plan *p, FILE *f)
 		else
 			page_line(p, line, toks, n);
 	}
-	free(buf);
-	if (!p->err && ferror(f))
-		return -1;
-	return p->err ? -1 : 0;
+	return p->conf.err || n < 0 ? -1 : 0;
 }
 
 static void plan_free(struct plan *p)
@@ -495,8 +409,7 @@ static void plan_free(struct plan *p)
 		rm_hugetlb_close(&p->h);
 	free(p->t);
 	free(p->tline);
-	free(p->err);
-	free(p->path);
+	rm_conf_close(&p->conf);
 }
 
 /* Add "; WHAT" to *ERRMSG. */
@@ -573,10 +486,10 @@ static int undo_all(struct plan *p, char **errmsg)
 static int fail_undo(struct plan *p, unsigned line, char **msg)
 {
 	if (undo_all(p, msg) < 0) {
-		rm_warnx("%s:%u: %s", p->file, line, *msg);
+		rm_warnx("%s:%u: %s", p->conf.file, line, *msg);
 		return -1;
 	}
-	rm_warnx("%s:%u: %s; everything done is undone", p->file, line, *msg);
+	rm_warnx("%s:%u: %s; everything done is undone", p->conf.file, line, *msg);
 	return 0;
 }
 
@@ -678,7 +591,7 @@ static void print_result(const struct rm_common *c, struct plan *p, bool planned
 /* Refuse the file: P->err on one line, exit status 2 (nothing is changed yet). */
 static int plan_usage(struct plan *p)
 {
-	rm_warnx("%s", p->err);
+	rm_warnx("%s", p->conf.err);
 	return RM_EXIT_USAGE;
 }
 
@@ -686,36 +599,26 @@ static int plan_usage(struct plan *p)
  * the owners of its limits. 0, or the exit status after a message. */
 static int apply_read(const struct apply_args *a, struct plan *p)
 {
-	const char *env = getenv("RM_CONFIG_DIR");
-	char *msg = NULL;
-	FILE *f;
-	int rc, err;
+	char *path = a->file ? xstrdup(a->file) : rm_conf_path("hugepages.conf"), *msg = NULL;
+	int rc;
 
-	p->path = a->file ? xstrdup(a->file)
-			  : env && *env ? xasprintf("%s/hugepages.conf", env) : xstrdup(HP_CONF);
-	p->file = p->path;
-	if (!strcmp(p->path, "-")) {
-		f = stdin;
-		p->file = "(standard input)";
-	} else if (!(f = fopen(p->path, "re"))) {
-		rm_warnx("cannot read %s: %s", p->path, strerror(errno));
+	rc = rm_conf_open(&p->conf, path);
+	if (rc < 0)
+		rm_warnx("cannot read %s: %s", path, strerror(errno));
+	free(path);
+	if (rc < 0)
 		return RM_EXIT_USAGE;
-	}
-	rc = read_plan(p, f);
-	err = errno;
-	if (f != stdin)
-		fclose(f);
-	if (rc < 0 && !p->err) {
-		rm_warnx("cannot read %s: %s", p->file, strerror(err));
+	if (read_plan(p) < 0 && !p->conf.err) {
+		rm_warnx("cannot read %s: %s", p->conf.file, strerror(errno));
 		return RM_EXIT_FAILURE;
 	}
-	if (p->err)
+	if (p->conf.err)
 		return plan_usage(p);
 	/* limits need the hugetlb controller, and an rm-cpuset owner where it shares cpuset's
 	 * hierarchy */
 	if (p->nlm) {
 		if (rm_hugetlb_open(&p->h, &msg) < 0) {
-			rm_warnx("%s:%u:%u: %s", p->file, p->lm[0].line, p->lm[0].col, msg);
+			rm_warnx("%s:%u:%u: %s", p->conf.file, p->lm[0].line, p->lm[0].col, msg);
 			free(msg);
 			return RM_EXIT_FAILURE;
 		}
@@ -723,7 +626,7 @@ static int apply_read(const struct apply_args *a, struct plan *p)
 		p->log = (struct rm_kernfs_log){ .flags = RM_HUGETLB_FILES };
 		for (size_t k = 0; k < p->nlm; k++)
 			if (rm_hugetlb_check(&p->h, p->lm[k].owner, &msg) < 0) {
-				plan_fail(p, p->lm[k].line, p->lm[k].col, msg);
+				rm_conf_fail(&p->conf, p->lm[k].line, p->lm[k].col, msg);
 				return plan_usage(p);
 			}
 	}
@@ -740,7 +643,7 @@ static int apply_plan(struct plan *p)
 	for (size_t k = 0; k < p->nm; k++) {
 		rc = hp_mount_check(&p->m[k].r, p->hp->default_size, &msg);
 		if (rc < 0) {
-			plan_fail(p, p->m[k].line, p->m[k].col, msg);
+			rm_conf_fail(&p->conf, p->m[k].line, p->m[k].col, msg);
 			return plan_usage(p);
 		}
 		p->m[k].already = rc == 1;
@@ -752,12 +655,12 @@ static int apply_plan(struct plan *p)
 	}
 	for (size_t k = 0; k < p->noc; k++)
 		if (rm_hugepages_read_overcommit(p->hp, p->oc[k].size, &p->oc[k].before, &msg) < 0) {
-			rm_warnx("%s:%u: %s", p->file, p->oc[k].line, msg);
+			rm_warnx("%s:%u: %s", p->conf.file, p->oc[k].line, msg);
 			free(msg);
 			return RM_EXIT_FAILURE;
 		}
 	if (rm_hugepages_check_memory(p->hp, p->t, p->nt, &msg)) {
-		rm_warnx("%s: %s; nothing changed", p->file, msg);
+		rm_warnx("%s: %s; nothing changed", p->conf.file, msg);
 		free(msg);
 		return RM_EXIT_NORESOURCE;
 	}
@@ -813,7 +716,7 @@ static int apply_changes(struct plan *p, bool no_compact)
 
 	rc = rm_hugepages_set(p->hp, p->t, p->nt, &opts, &msg);
 	if (rc == RM_HP_SET_SHORT) {
-		rm_warnx("%s: %s; every pool is back to its previous count", p->file, msg);
+		rm_warnx("%s: %s; every pool is back to its previous count", p->conf.file, msg);
 		free(msg);
 		return RM_EXIT_NORESOURCE;
 	} else if (rc < 0) {
@@ -821,7 +724,7 @@ static int apply_changes(struct plan *p, bool no_compact)
 
 		for (size_t i = 0; i < p->nt; i++)
 			undone &= !p->t[i].written;
-		rm_warnx("%s: %s%s", p->file, msg,
+		rm_warnx("%s: %s%s", p->conf.file, msg,
 			 undone ? "; every pool is back to its previous count" : "");
 		free(msg);
 		return RM_EXIT_FAILURE;
@@ -883,7 +786,7 @@ static void apply_commit(const struct plan *p)
 	for (size_t k = 0; k < p->nm; k++)
 		changed |= p->m[k].mounted;
 	if (changed)
-		rm_committed("applied %s", p->file);
+		rm_committed("applied %s", p->conf.file);
 }
 
 int cmd_apply(int argc, char **argv, struct rm_common *c)

@@ -18,8 +18,6 @@
 #define HP_LOCK_DIR "/run/rmtools"
 #define HP_LOCK_NAME "hugepages.lock"
 #define HP_LOCK HP_LOCK_DIR "/" HP_LOCK_NAME
-/* The default configuration of apply. */
-#define HP_CONF "/etc/rmtools/hugepages.conf"
 
 int cmd_show(int argc, char **argv, struct rm_common *c);
 int cmd_reserve(int argc, char **argv, struct rm_common *c);
