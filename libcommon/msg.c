@@ -13,6 +13,7 @@
 
 static char *committed;
 static char committed_fallback[] = "the change"; /* when even the text cannot be allocated */
+static const char *where;
 
 /* Write S to stderr with control bytes and DEL as \xHH: one line, whatever S holds. */
 static void put_escaped(const char *s)
@@ -40,6 +41,10 @@ void rm_vmsg(const char *fmt, va_list ap, int errnum)
 		text = heap;
 	va_end(again);
 	fprintf(stderr, "%s: ", program_invocation_short_name);
+	if (where) {
+		put_escaped(where);
+		fputs(": ", stderr);
+	}
 	put_escaped(text);
 	if (errnum) {
 		fputs(": ", stderr);
@@ -52,6 +57,11 @@ void rm_vmsg(const char *fmt, va_list ap, int errnum)
 	}
 	fputc('\n', stderr);
 	free(heap);
+}
+
+void rm_msg_where(const char *w)
+{
+	where = w;
 }
 
 int rm_exit_status(int status)

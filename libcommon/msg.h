@@ -18,6 +18,11 @@ __attribute__((noreturn, format(printf, 2, 3))) void rm_errx(int status, const c
 __attribute__((noreturn, format(printf, 2, 3))) void rm_err(int status, const char *fmt, ...);
 void rm_vmsg(const char *fmt, va_list ap, int errnum);
 
+/* Put WHERE ("FILE:LINE:COLUMN", NULL for none) before every message from here on: for what a
+ * line of a configuration file asks, checked by the code a command line's options go through.
+ * The string must live until the next call. */
+void rm_msg_where(const char *where);
+
 /* Exit RM_EXIT_USAGE with "PROG: MESSAGE", for invalid input found after option parsing. */
 __attribute__((noreturn, format(printf, 1, 2))) void rm_usage_errx(const char *fmt, ...);
 

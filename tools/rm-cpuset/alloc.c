@@ -750,13 +750,56 @@ static void memory_check_cgroups(const struct pool *p, const struct alloc_req *r
 		}
 }
 
+int owner_memory_limits(struct pool *p, const struct rm_record *rec, struct rm_kernfs_log *log,
+			char **msg)
+{
+	const char *owner = rm_record_get(rec, "owner"), *mem = rm_record_get(rec, "memory");
+	const char *hp = rm_record_get(rec, "hugepages");
+	uint64_t sizes[8], bytes[8]; /* page sizes: x86 has 2, arm64 4 */
+	struct rm_hugetlb h = { 0 };
+	bool have_h = false;
+	char *dir, *copy, *tok, *save = NULL;
+	size_t nsizes = 0;
+	int rc = 0;
+
+	if (!p->have_cgroups || p->cg.version != RM_CGROUP_V2 || !owner)
+		return 0;
+	dir = rm_cgroups_path(&p->cg, owner);
+	if (mem && strcmp(mem, "-") && strcmp(mem, "0"))
+		rc = memory_files(p, dir, strtoull(mem, NULL, 10), log, msg);
+	free(dir);
+	/* hugepages=PAGESIZE:NODE:PAGES,...: one limit per page size, its pages on every node */
+	copy = xstrdup(hp && strcmp(hp, "-") ? hp : "");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const char *pages = strrchr(tok, ':');
+		uint64_t size = strtoull(tok, NULL, 10);
+		size_t k = 0;
+
+		while (k < nsizes && sizes[k] != size)
+			k++;
+		if (k == nsizes && nsizes < ARRAY_SIZE(sizes)) {
+			sizes[nsizes] = size;
+			bytes[nsizes++] = 0;
+		}
+		if (k < nsizes)
+			bytes[k] += size * strtoull(pages ? pages + 1 : "0", NULL, 10);
+	}
+	for (size_t k = 0; !rc && k < nsizes; k++) {
+		if (!have_h && (rc = rm_hugetlb_open(&h, msg)) < 0)
+			break;
+		have_h = true;
+		rc = rm_hugetlb_set_logged(&h, owner, sizes[k], true, bytes[k], log, msg);
+	}
+	free(copy);
+	if (have_h)
+		rm_hugetlb_close(&h);
+	return rc < 0 ? -1 : 0;
+}
+
 void alloc_memory_limits(struct pool *p, struct alloc_req *r, size_t index)
 {
 	struct rm_kernfs_log log = { .flags = RM_HUGETLB_FILES };
-	struct rm_hugetlb h = { 0 };
-	bool have_h = false;
-	char *msg = NULL, *dir;
-	int rc = 0;
+	char *msg = NULL;
 
 	if (!r->mm || !p->have_cgroups)
 		return;
@@ -765,22 +808,7 @@ void alloc_memory_limits(struct pool *p, struct alloc_req *r, size_t index)
 			 "memory reserved in the state only", r->owner);
 		return;
 	}
-	dir = rm_cgroups_path(&p->cg, r->owner);
-	if (r->memory)
-		rc = memory_files(p, dir, r->memory, &log, &msg);
-	for (size_t s = 0; !rc && s < r->mm->hp.nsizes; s++) {
-		if (!r->pages[s])
-			continue;
-		if (!have_h && (rc = rm_hugetlb_open(&h, &msg)) < 0)
-			break;
-		have_h = true;
-		rc = rm_hugetlb_set_logged(&h, r->owner, r->mm->hp.sizes[s], true,
-					   r->pages[s] * r->mm->hp.sizes[s], &log, &msg);
-	}
-	if (have_h)
-		rm_hugetlb_close(&h);
-	free(dir);
-	if (rc) {
+	if (owner_memory_limits(p, &p->st.records[index], &log, &msg) < 0) {
 		/* undo the limits, then the allocation */
 		rm_kernfs_undo(&log, &msg);
 		rm_kernfs_log_free(&log);
@@ -793,10 +821,7 @@ void alloc_memory_limits(struct pool *p, struct alloc_req *r, size_t index)
 
 /* ---- alloc ---- */
 
-static const struct argp_option alloc_cmd_options[] = {
-	{ "dry-run", OPT_DRY_RUN, NULL, 0, "choose and print, change nothing", 0 },
-	{ "explain", OPT_EXPLAIN, NULL, 0,
-	  "first print the Topology Manager's decision: each provider's hints, the merged hint", 0 },
+static const struct argp_option alloc_memory_options[] = {
 	{ "memory", OPT_MEMORY, "SIZE", 0,
 	  "reserve SIZE of memory on its NUMA nodes (memory.max and memory.min)", 0 },
 	{ "hugepages", OPT_HUGEPAGES, "SIZE:N", 0,
@@ -804,20 +829,11 @@ static const struct argp_option alloc_cmd_options[] = {
 	{ 0 }
 };
 
-static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
+static error_t alloc_memory_parse(int key, char *arg, struct argp_state *state)
 {
 	struct alloc_req *r = state->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = state->input;
-		break;
-	case OPT_DRY_RUN:
-		r->dry_run = true;
-		break;
-	case OPT_EXPLAIN:
-		r->opts.tm.explain = stdout;
-		break;
 	case OPT_MEMORY: {
 		char *msg = NULL;
 
@@ -831,6 +847,38 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 		r->hugepages = xrealloc(r->hugepages, (r->nhugepages + 1) * sizeof(*r->hugepages));
 		r->hugepages[r->nhugepages++] = arg;
 		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp alloc_memory_argp = {
+	alloc_memory_options, alloc_memory_parse, NULL, NULL, NULL, NULL, NULL
+};
+
+static const struct argp_option alloc_cmd_options[] = {
+	{ "dry-run", OPT_DRY_RUN, NULL, 0, "choose and print, change nothing", 0 },
+	{ "explain", OPT_EXPLAIN, NULL, 0,
+	  "first print the Topology Manager's decision: each provider's hints, the merged hint", 0 },
+	{ 0 }
+};
+
+static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
+{
+	struct alloc_req *r = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = state->input;
+		state->child_inputs[1] = state->input;
+		break;
+	case OPT_DRY_RUN:
+		r->dry_run = true;
+		break;
+	case OPT_EXPLAIN:
+		r->opts.tm.explain = stdout;
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
 		break;
@@ -840,7 +888,24 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child alloc_children[] = { { &alloc_argp, 0, NULL, 0 }, { 0 } };
+static const struct argp_child alloc_children[] = {
+	{ &alloc_argp, 0, NULL, 0 }, { &alloc_memory_argp, 0, NULL, 0 }, { 0 }
+};
+
+size_t alloc_plan(struct pool *p, struct alloc_req *r, hwloc_bitmap_t cpus)
+{
+	alloc_check_owner(p, r->owner);
+	if (r->isolate)
+		alloc_check_isolate(p);
+	alloc_check_resctrl(p, r);
+	memory_check_cgroups(p, r);
+	alloc_memory_account(p, r);
+	alloc_choose(p, r, cpus);
+	pool_add(p, r->owner, cpus, r->add_mems, r->isolate, 0);
+	alloc_choose_resctrl(p, r, cpus, p->st.nrecords - 1);
+	alloc_memory_record(p, r, p->st.nrecords - 1);
+	return p->st.nrecords - 1;
+}
 
 /* Put a copy of R before the N records at LIST (the loops walk the state backwards). */
 static void prepend_copy(struct rm_record *list, size_t *n, const struct rm_record *r)
@@ -875,17 +940,8 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	t = rm_topo_load(c, 0);
 	alloc_memory_check(t, &r);
 	pool_open_topo(&p, c, (r.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS), t);
-	alloc_check_owner(&p, r.owner);
-	if (r.isolate)
-		alloc_check_isolate(&p);
-	alloc_check_resctrl(&p, &r);
-	memory_check_cgroups(&p, &r);
-	alloc_memory_account(&p, &r);
 	cpus = hwloc_bitmap_alloc();
-	alloc_choose(&p, &r, cpus);
-	pool_add(&p, r.owner, cpus, r.add_mems, r.isolate, 0);
-	alloc_choose_resctrl(&p, &r, cpus, p.st.nrecords - 1);
-	alloc_memory_record(&p, &r, p.st.nrecords - 1);
+	alloc_plan(&p, &r, cpus);
 	if (!r.dry_run) {
 		pool_commit(&p);
 		alloc_memory_limits(&p, &r, p.st.nrecords - 1);
@@ -953,26 +1009,18 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 
 /* ---- reserve ---- */
 
-struct reserve_args {
-	const char *set;
-	unsigned count;
-	bool have_count, strict, dry_run;
-	const char *memory;   /* --memory NODE:SIZE,..., "" for none */
-};
-
 static const struct argp_option reserve_options[] = {
 	{ "count", OPT_COUNT, "N", 0,
 	  "reserve N CPUs, chosen as the kubelet chooses them (whole cores, lowest first)", 0 },
 	{ "strict", OPT_STRICT, NULL, 0,
 	  "keep the reserved CPUs out of the shared pool (strict-cpu-reservation)", 0 },
-	{ "dry-run", OPT_DRY_RUN, NULL, 0, "print the reservation, change nothing", 0 },
 	{ "memory", OPT_RESERVE_MEMORY, "NODE:SIZE", 0,
 	  "reserve memory per NUMA node for the system: NODE:SIZE,... (\"\" for none)", 0 },
 	{ 0 }
 };
 
-/* --memory NODE:SIZE,... as the state keeps it ("ID:BYTES,...", "" for none) in *OUT; exits 2
- * on bad input. Checks the nodes against M. */
+/* --memory NODE:SIZE,... as the state keeps it ("ID:BYTES,...", "" for none); exits 2 on bad
+ * input. Checks the nodes against M. */
 static char *reserve_memory_value(const struct rm_memmgr *m, const char *arg)
 {
 	char *copy = xstrdup(arg), *tok, *save = NULL, *s = xstrdup(""), *msg = NULL;
@@ -1025,7 +1073,7 @@ static void reserve_memory_check(struct pool *p, struct rm_memmgr *m, const char
 
 static error_t reserve_parse(int key, char *arg, struct argp_state *state)
 {
-	struct reserve_args *a = state->input;
+	struct reserve_req *a = state->input;
 	char *end;
 	unsigned long n;
 
@@ -1041,9 +1089,6 @@ static error_t reserve_parse(int key, char *arg, struct argp_state *state)
 	case OPT_STRICT:
 		a->strict = true;
 		break;
-	case OPT_DRY_RUN:
-		a->dry_run = true;
-		break;
 	case OPT_RESERVE_MEMORY:
 		a->memory = arg;
 		break;
@@ -1058,104 +1103,147 @@ static error_t reserve_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-int cmd_reserve(int argc, char **argv, struct rm_common *c)
-{
-	static const struct argp argp = {
-		reserve_options, reserve_parse, "SET\n--count N\n--memory NODE:SIZE,...",
-		"Set the system-reserved CPUs: never given to an owner, and (unless --strict) part "
-		"of the shared pool. An empty SET (\"\") removes the reservation. With --memory, "
-		"the memory reserved per NUMA node for the system (alone, the CPUs stay as they "
-		"are). Prints the reserved pool's record.",
-		NULL, NULL, NULL
-	};
-	static const struct rm_cpualloc_opts no_opts;
-	struct reserve_args a = { 0 };
-	struct rm_memmgr *mm = NULL;
-	char *memory = NULL;
-	hwloc_bitmap_t set, clash;
-	struct rm_topo *t;
-	char *msg = NULL;
-	struct pool p;
-	int rc = 0;
+const struct argp reserve_argp = { reserve_options, reserve_parse, NULL, NULL, NULL, NULL, NULL };
 
-	rm_parse_command(&argp, argc, argv, c, &a, 0);
-	print_pools(NULL, c, true);
-	if ((a.set && a.have_count) || (!a.set && !a.have_count && !a.memory))
+void reserve_check(struct reserve_req *a, const struct rm_topo *t)
+{
+	char *msg = NULL;
+
+	if ((a->set && a->have_count) || (!a->set && !a->have_count && !a->memory))
 		rm_usage_errx("reserve: give either SET or --count N");
-	t = rm_topo_load(c, 0);
-	if (a.memory) {
-		mm = xcalloc(1, sizeof(*mm));
-		if (rm_memmgr_open(mm, t, &msg) < 0)
+	if (a->memory) {
+		a->mm = xcalloc(1, sizeof(*a->mm));
+		if (rm_memmgr_open(a->mm, t, &msg) < 0)
 			rm_usage_errx("--memory: cannot read the NUMA nodes' memory: %s", msg);
-		memory = reserve_memory_value(mm, a.memory);
+		a->memory_value = reserve_memory_value(a->mm, a->memory);
 	}
-	set = hwloc_bitmap_alloc();
-	if (a.set && rm_cpulist_parse(a.set, set, &msg)) {
+	a->cpus = hwloc_bitmap_alloc();
+	if (a->set && rm_cpulist_parse(a->set, a->cpus, &msg)) {
 		char *m = xasprintf("invalid SET: %s", msg);
 
 		free(msg);
-		hwloc_bitmap_free(set);
 		pool_fail(RM_CPUALLOC_EINVAL, m);
 	}
-	clash = hwloc_bitmap_alloc();
-	pool_open_topo(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS, t);
-	if (!a.set && !a.have_count) {
+}
+
+void reserve_choose(struct pool *p, struct reserve_req *a)
+{
+	static const struct rm_cpualloc_opts no_opts;
+	hwloc_bitmap_t clash = hwloc_bitmap_alloc();
+	char *msg = NULL;
+	int rc = 0;
+
+	if (!a->set && !a->have_count) {
 		/* --memory alone: the CPUs as they are */
-		hwloc_bitmap_copy(set, p.reserved);
-		a.strict = p.strict;
+		hwloc_bitmap_copy(a->cpus, p->reserved);
+		a->strict = p->strict;
 	}
-	if (mm)
-		reserve_memory_check(&p, mm, memory);
-	if (a.set && !hwloc_bitmap_isincluded(set, p.all)) {
+	if (a->mm)
+		reserve_memory_check(p, a->mm, a->memory_value);
+	if (a->set && !hwloc_bitmap_isincluded(a->cpus, p->all)) {
 		char *list;
 
-		hwloc_bitmap_andnot(clash, set, p.all);
+		hwloc_bitmap_andnot(clash, a->cpus, p->all);
 		list = rm_cpulist_format(clash);
 		msg = xasprintf("not an online CPU of this machine: '%s'", list);
 		free(list);
 		rc = RM_CPUALLOC_EINVAL;
 	}
-	if (!rc && a.have_count)
-		rc = rm_cpualloc_reserve(p.ct, a.count, &no_opts, set, &msg);
-	hwloc_bitmap_and(clash, set, p.exclusive);
+	if (!rc && a->have_count)
+		rc = rm_cpualloc_reserve(p->ct, a->count, &no_opts, a->cpus, &msg);
+	hwloc_bitmap_and(clash, a->cpus, p->exclusive);
 	if (!rc && !hwloc_bitmap_iszero(clash)) {
 		char *list = rm_cpulist_format(clash);
 
 		msg = xasprintf("CPUs %s are allocated to owners; release them first, or reserve "
 				"other CPUs", list);
 		free(list);
-		rc = a.have_count ? RM_CPUALLOC_ENOSPC : RM_CPUALLOC_EINVAL;
+		rc = a->have_count ? RM_CPUALLOC_ENOSPC : RM_CPUALLOC_EINVAL;
 	}
+	hwloc_bitmap_free(clash);
 	if (rc) {
-		hwloc_bitmap_free(set);
-		hwloc_bitmap_free(clash);
-		pool_close(&p);
+		pool_close(p);
 		pool_fail(rc, msg);
 	}
-	if (memory)
-		pool_set_reserved_all(&p, set, a.strict, memory);
+	if (a->memory_value)
+		pool_set_reserved_all(p, a->cpus, a->strict, a->memory_value);
 	else
-		pool_set_reserved(&p, set, a.strict);
+		pool_set_reserved(p, a->cpus, a->strict);
+}
+
+void reserve_req_free(struct reserve_req *a)
+{
+	hwloc_bitmap_free(a->cpus);
+	free(a->memory_value);
+	if (a->mm)
+		rm_memmgr_close(a->mm);
+	free(a->mm);
+}
+
+static const struct argp_option reserve_cmd_options[] = {
+	{ "dry-run", OPT_DRY_RUN, NULL, 0, "print the reservation, change nothing", 0 },
+	{ 0 }
+};
+
+struct reserve_cmd {
+	struct reserve_req r;
+	bool dry_run;
+};
+
+static error_t reserve_cmd_parse(int key, char *arg, struct argp_state *state)
+{
+	struct reserve_cmd *a = state->input;
+
+	(void)arg;
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->r;
+		break;
+	case OPT_DRY_RUN:
+		a->dry_run = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int cmd_reserve(int argc, char **argv, struct rm_common *c)
+{
+	static const struct argp_child children[] = { { &reserve_argp, 0, NULL, 0 }, { 0 } };
+	static const struct argp argp = {
+		reserve_cmd_options, reserve_cmd_parse, "SET\n--count N\n--memory NODE:SIZE,...",
+		"Set the system-reserved CPUs: never given to an owner, and (unless --strict) part "
+		"of the shared pool. An empty SET (\"\") removes the reservation. With --memory, "
+		"the memory reserved per NUMA node for the system (alone, the CPUs stay as they "
+		"are). Prints the reserved pool's record.",
+		children, NULL, NULL
+	};
+	struct reserve_cmd a = { 0 };
+	struct rm_topo *t;
+	struct pool p;
+
+	rm_parse_command(&argp, argc, argv, c, &a, 0);
+	print_pools(NULL, c, true);
+	t = rm_topo_load(c, 0);
+	reserve_check(&a.r, t);
+	pool_open_topo(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS, t);
+	reserve_choose(&p, &a.r);
 	if (!a.dry_run) {
-		char *list = rm_cpulist_format(set);
+		char *list = rm_cpulist_format(a.r.cpus);
 
 		pool_commit(&p);
-		if (memory)
-			rm_committed("reserved memory %s", *memory ? a.memory : "none");
+		if (a.r.memory_value)
+			rm_committed("reserved memory %s", *a.r.memory_value ? a.r.memory : "none");
 		else if (*list)
-			rm_committed("reserved CPUs %s%s", list, a.strict ? " (strict)" : "");
+			rm_committed("reserved CPUs %s%s", list, a.r.strict ? " (strict)" : "");
 		else
 			rm_committed("removed the reservation");
 		free(list);
 	}
 	print_pools(&p, c, true);
 	pool_close(&p);
-	hwloc_bitmap_free(set);
-	hwloc_bitmap_free(clash);
-	free(memory);
-	if (mm)
-		rm_memmgr_close(mm);
-	free(mm);
+	reserve_req_free(&a.r);
 	return RM_EXIT_SUCCESS;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cgroup.h"
 #include "cpualloc.h"
+#include "kernfs.h"
 #include "memmgr.h"
 #include "options.h"
 #include "output.h"
@@ -209,10 +210,40 @@ void alloc_memory_record(struct pool *p, struct alloc_req *r, size_t index);
 /* The owner's memory.max, memory.min and hugetlb limits (cgroup v2); on a failure the
  * allocation is undone and the command exits 1. */
 void alloc_memory_limits(struct pool *p, struct alloc_req *r, size_t index);
+/* The memory.max, memory.min and hugetlb limits the owner record REC keeps (memory=,
+ * hugepages=), set on its cgroup where cgroups are v2, each change in LOG. 0, or -1 with MSG. */
+int owner_memory_limits(struct pool *p, const struct rm_record *rec, struct rm_kernfs_log *log,
+			char **msg);
+
+/* Check R against P and add its allocation (CPUS, resctrl group, memory) to P's records, as
+ * alloc does before its commit; exits 2 or 3 when it cannot be made. Returns its index. */
+size_t alloc_plan(struct pool *p, struct alloc_req *r, hwloc_bitmap_t cpus);
 
 /* The alloc options as an argp child; its input is a struct alloc_req. */
 extern const struct argp alloc_argp;
+/* --memory and --hugepages, the Memory Manager's part of alloc; its input is a struct alloc_req. */
+extern const struct argp alloc_memory_argp;
 void alloc_req_free(struct alloc_req *r);
+
+/* A reservation asked (reserve SET, --count N, --strict, --memory). */
+struct reserve_req {
+	const char *set;           /* SET, NULL when not given */
+	unsigned count;
+	bool have_count, strict;
+	const char *memory;        /* --memory NODE:SIZE,..., "" for none, NULL when not given */
+	/* set by reserve_check */
+	hwloc_bitmap_t cpus;       /* SET, then (reserve_choose) the CPUs reserved */
+	struct rm_memmgr *mm;      /* open when --memory is given */
+	char *memory_value;        /* --memory as the state keeps it ("ID:BYTES,...") */
+};
+
+/* The reserve options and SET as an argp child; its input is a struct reserve_req. */
+extern const struct argp reserve_argp;
+/* Check A against the machine T before any lock: exits 2 on bad input. */
+void reserve_check(struct reserve_req *a, const struct rm_topo *t);
+/* Choose and set the reservation A asks in P; exits 2 or 3 when it cannot be made. */
+void reserve_choose(struct pool *p, struct reserve_req *a);
+void reserve_req_free(struct reserve_req *a);
 
 /* Check the owner's name: valid, not the shared pool's, not taken. Exits 2 otherwise. */
 void alloc_check_owner(const struct pool *p, const char *owner);
