@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,4 +135,27 @@ int rm_conf_split(struct rm_conf_word *w, char **value, unsigned *vcol)
 	*value = eq + 1;
 	*vcol = w->col + (unsigned)(eq + 1 - w->text);
 	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void rm_conf_digest(struct rm_conf_word *w, int n, char out[17])
+{
+	char **v = xcalloc((size_t)n + 1, sizeof(*v));
+	uint64_t h = 14695981039346656037ULL;
+
+	for (int i = 0; i < n; i++)
+		v[i] = w[i].text;
+	qsort(v, (size_t)n, sizeof(*v), cmp_str);
+	for (int i = 0; i < n; i++)
+		for (const unsigned char *p = (const unsigned char *)v[i];; p++) {
+			h = (h ^ *p) * 1099511628211ULL;
+			if (!*p)
+				break;
+		}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+	free(v);
 }

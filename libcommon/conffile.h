@@ -50,4 +50,8 @@ void rm_conf_fail_shown(struct rm_conf *c, unsigned col, const char *fmt, const 
  * empty key. */
 int rm_conf_split(struct rm_conf_word *w, char **value, unsigned *vcol);
 
+/* A digest of the N words W (FNV-1a, 16 hex digits and a NUL in OUT), the same whatever their
+ * order: what the state keeps of a line, to tell an unchanged line from an edited one. */
+void rm_conf_digest(struct rm_conf_word *w, int n, char out[17]);
+
 #endif

@@ -116,30 +116,6 @@ static const struct argp_option *lp_option(const char *name)
 	return NULL;
 }
 
-/* FNV-1a of the line's settings, sorted, so that their order does not matter. */
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void digest(struct rm_conf_word *w, int n, char out[17])
-{
-	char **v = xcalloc((size_t)n + 1, sizeof(*v));
-	uint64_t h = 14695981039346656037ULL;
-
-	for (int i = 0; i < n; i++)
-		v[i] = w[i].text;
-	qsort(v, (size_t)n, sizeof(*v), cmp_str);
-	for (int i = 0; i < n; i++)
-		for (const unsigned char *p = (const unsigned char *)v[i]; ; p++) {
-			h = (h ^ *p) * 1099511628211ULL;
-			if (!*p)
-				break;
-		}
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-	free(v);
-}
-
 /* Words W (after the line's command and name) as options in L->argv, checked by the command's
  * parsers (lp_begin) into INPUT; REFUSED: keys that may not be set here. 0, or -1 with the
  * error recorded in C, at the word it is about or at LINE_COL. */
@@ -153,7 +129,7 @@ static int line_options(struct rm_conf *c, struct conf_line *l, struct rm_conf_w
 	struct argp wrapped = argp;
 	int rc = 0;
 
-	digest(w, n, l->digest);
+	rm_conf_digest(w, n, l->digest);
 	l->argv = xcalloc((size_t)n + 4, sizeof(*l->argv));
 	l->argv[l->argc++] = xstrdup("rm-cpuset");
 	for (int i = 0; i < n && !rc; i++) {

@@ -98,8 +98,8 @@ int st_disk(const char *sysroot, const char *arg, char **name, char **devno, cha
 	}
 	free(p);
 	if ((disk = disk_of_partition(sysroot, n))) {
-		fprintf(stderr, "%s: note: '%s' is a partition: its disk '%s' is limited (the "
-			"kernel throttles whole disks)\n", program_invocation_short_name, n, disk);
+		rm_warnx("note: '%s' is a partition: its disk '%s' is limited (the kernel throttles "
+			 "whole disks)", n, disk);
 		free(n);
 		n = disk;
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exitcodes.h"
 #include "iolimit.h"
@@ -41,6 +42,9 @@ static const char limit_defaults[] =
 	"limit,disk,read_bps,write_bps,read_iops,write_iops,weight,latency_target,applied,"
 	"rbytes,wbytes";
 
+/* The limits, in the order of struct rm_io_limit's fields and of limit's options. */
+enum { K_RBPS, K_WBPS, K_RIOPS, K_WIOPS, K_WEIGHT, K_LATENCY };
+
 /* The state's field names of the limit fields, in the order of struct rm_io_limit. */
 static const char *const keys[] = { "read_bps", "write_bps", "read_iops", "write_iops",
 				    "weight", "latency_target" };
@@ -48,11 +52,11 @@ static const char *const keys[] = { "read_bps", "write_bps", "read_iops", "write
 static uint64_t *field(struct rm_io_limit *l, size_t i, uint64_t *w)
 {
 	switch (i) {
-	case 0: return &l->rbps;
-	case 1: return &l->wbps;
-	case 2: return &l->riops;
-	case 3: return &l->wiops;
-	case 5: return &l->latency;
+	case K_RBPS: return &l->rbps;
+	case K_WBPS: return &l->wbps;
+	case K_RIOPS: return &l->riops;
+	case K_WIOPS: return &l->wiops;
+	case K_LATENCY: return &l->latency;
 	default: return w;
 	}
 }
@@ -84,7 +88,7 @@ static void rec_set_limit(struct rm_record *r, const struct rm_io_limit *l)
 	}
 }
 
-static bool limit_none(const struct rm_io_limit *l)
+bool st_limit_none(const struct rm_io_limit *l)
 {
 	return !l->rbps && !l->wbps && !l->riops && !l->wiops && !l->weight && !l->latency;
 }
@@ -175,9 +179,77 @@ static const struct argp_option limit_options[] = {
 	{ 0 }
 };
 
+const char *st_limit_option(size_t k)
+{
+	return limit_options[k].name;
+}
+
+int st_limit_parse(const struct st_limit_args *a, struct rm_io_limit *l, int *at, char **errmsg)
+{
+	uint64_t w = 0;
+
+	memset(l, 0, sizeof(*l));
+	*at = ST_AT_OWNER;
+	if (!rm_name_valid(a->owner) || !strcmp(a->owner, "shared")) {
+		*errmsg = xasprintf("invalid owner name: '%s'%s", a->owner, rm_name_valid(a->owner)
+				    ? " names rm-cpuset's shared pool" : "");
+		return -1;
+	}
+	for (size_t k = 0; k < ST_NLIMITS; k++) {
+		char opt[32];
+		uint64_t v;
+
+		if (!a->val[k])
+			continue;
+		*at = (int)k;
+		snprintf(opt, sizeof(opt), "--%s", limit_options[k].name);
+		if (st_parse_rate(opt, a->val[k], k == K_RBPS || k == K_WBPS, &v, errmsg) < 0)
+			return -1;
+		if (k == K_WEIGHT && v > UINT32_MAX) {
+			*errmsg = xasprintf("%s out of range: '%s'", opt, a->val[k]);
+			return -1;
+		}
+		*field(l, k, &w) = v;
+	}
+	l->weight = (unsigned)w;
+	return 0;
+}
+
+int st_limit_check(const struct rm_io *io, const char *owner, const struct rm_io_limit *l,
+		   int *at, char **errmsg)
+{
+	/* the weight and the latency target are the limits a hierarchy may lack a file for */
+	const struct rm_io_limit weight = { .weight = l->weight }, latency = { .latency = l->latency };
+
+	*at = ST_AT_OWNER;
+	if (rm_io_check(io, owner, errmsg) < 0)
+		return -1;
+	*at = K_WEIGHT;
+	if (l->weight && (*errmsg = rm_io_refused(io, &weight)))
+		return -1;
+	*at = K_LATENCY;
+	if (l->latency && (*errmsg = rm_io_refused(io, &latency)))
+		return -1;
+	return 0;
+}
+
+/* R without its conf= field: a limit set by hand is no longer the file's. */
+static void rec_unmark(struct rm_record *r)
+{
+	struct rm_record out = { 0 };
+
+	if (!rm_record_get(r, "conf"))
+		return;
+	for (size_t i = 0; i < r->nfields; i++)
+		if (strcmp(r->fields[i].key, "conf"))
+			rm_record_set(&out, r->fields[i].key, r->fields[i].value);
+	out.line = r->line;
+	rm_record_free(r);
+	*r = out;
+}
+
 struct limit_args {
-	const char *owner, *disk;
-	const char *val[6];
+	struct st_limit_args l;
 	bool dry_run;
 };
 
@@ -188,16 +260,16 @@ static error_t limit_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_RBPS: case OPT_WBPS: case OPT_RIOPS: case OPT_WIOPS: case OPT_WEIGHT:
 	case OPT_LATENCY:
-		a->val[key - OPT_RBPS] = arg;
+		a->l.val[key - OPT_RBPS] = arg;
 		break;
 	case RM_OPT_DRY_RUN:
 		a->dry_run = true;
 		break;
 	case ARGP_KEY_ARG:
-		if (!a->owner)
-			a->owner = arg;
-		else if (!a->disk)
-			a->disk = arg;
+		if (!a->l.owner)
+			a->l.owner = arg;
+		else if (!a->l.device)
+			a->l.device = arg;
 		else
 			argp_error(state, "unexpected argument: '%s'", arg);
 		break;
@@ -205,13 +277,6 @@ static error_t limit_parse(int key, char *arg, struct argp_state *state)
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
-}
-
-static void valid_owner(const char *owner)
-{
-	if (!rm_name_valid(owner) || !strcmp(owner, "shared"))
-		rm_usage_errx("invalid owner name: '%s'%s", owner,
-			      rm_name_valid(owner) ? " names rm-cpuset's shared pool" : "");
 }
 
 static void io_open(struct rm_io *io)
@@ -233,16 +298,16 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 		NULL, NULL, NULL
 	};
 	struct limit_args a = { 0 };
-	struct rm_io_limit want = { 0 };
+	struct rm_io_limit want = { 0 }, given_l;
 	struct rm_kernfs_log lg = { .flags = RM_IO_FILES };
 	struct rm_state st;
 	struct rm_io io;
 	struct rm_out *out;
-	uint64_t v[6] = { 0 }, w = 0;
+	uint64_t w = 0, gw;
 	bool given = false;
 	char *name, *devno, *msg = NULL;
 	long i;
-	int rc;
+	int rc, at;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	if (c->out.list_columns) {
@@ -250,68 +315,53 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 		return RM_EXIT_SUCCESS;
 	}
 	rm_out_check(&c->out, limit_cols, ARRAY_SIZE(limit_cols), limit_defaults);
-	if (!a.disk)
+	if (!a.l.device)
 		rm_usage_errx("limit: give OWNER and DEVICE");
-	valid_owner(a.owner);
-	for (size_t k = 0; k < 6; k++) {
-		if (!a.val[k])
-			continue;
-		given = true;
-		char opt[32];
-
-		snprintf(opt, sizeof(opt), "--%s", limit_options[k].name);
-		if (st_parse_rate(opt, a.val[k], k < 2, &v[k], &msg) < 0)
-			rm_usage_errx("%s", msg);
-	}
+	if (st_limit_parse(&a.l, &given_l, &at, &msg) < 0)
+		rm_usage_errx("%s", msg);
+	for (size_t k = 0; k < ST_NLIMITS; k++)
+		given |= a.l.val[k] != NULL;
 	if (!given)
 		rm_usage_errx("limit: give at least one of --read-bps, --write-bps, --read-iops, "
 			      "--write-iops, --weight, --latency-target");
 	st_live_only(c, "limit");
-	if (st_disk(NULL, a.disk, &name, &devno, &msg) < 0)
+	if (st_disk(NULL, a.l.device, &name, &devno, &msg) < 0)
 		rm_usage_errx("%s", msg);
 	io_open(&io);
-	if (rm_io_check(&io, a.owner, &msg) < 0)
+	if (st_limit_check(&io, a.l.owner, &given_l, &at, &msg) < 0)
 		rm_usage_errx("%s", msg);
-	if (a.val[4] && v[4] > UINT32_MAX)
-		rm_usage_errx("--weight out of range: '%s'", a.val[4]);
-	{
-		struct rm_io_limit probe = { .weight = (unsigned)v[4], .latency = v[5] };
-		char *why = rm_io_refused(&io, &probe);
-
-		if (why)
-			rm_usage_errx("%s", why);
-	}
 	/* lock, plan: the recorded limits with the given ones over them */
 	st_open(&st, a.dry_run ? RM_STATE_READ : RM_STATE_WRITE);
-	if ((i = find_limit(&st, a.owner, name)) >= 0)
+	if ((i = find_limit(&st, a.l.owner, name)) >= 0)
 		rec_limit(&st.records[i], &want);
 	w = want.weight;
-	for (size_t k = 0; k < 6; k++)
-		if (a.val[k])
-			*field(&want, k, &w) = v[k];
+	gw = given_l.weight;
+	for (size_t k = 0; k < ST_NLIMITS; k++)
+		if (a.l.val[k])
+			*field(&want, k, &w) = *field(&given_l, k, &gw);
 	want.weight = (unsigned)w;
 	out = rm_out_new(&c->out, "limits", limit_cols, ARRAY_SIZE(limit_cols), limit_defaults,
 			 true);
 	if (a.dry_run) {
-		print_limit(out, &c->out, NULL, a.owner, name, devno, &want);
+		print_limit(out, &c->out, NULL, a.l.owner, name, devno, &want);
 		goto done;
 	}
 	/* apply with undo, then commit */
-	rc = rm_io_set_logged(&io, a.owner, devno, &want, &lg, &msg);
+	rc = rm_io_set_logged(&io, a.l.owner, devno, &want, &lg, &msg);
 	if (rc < 0) {
 		rm_kernfs_undo(&lg, &msg);
 		rm_kernfs_log_free(&lg);
 		rm_state_close(&st);
 		rm_errx(rc == -2 ? RM_EXIT_USAGE : RM_EXIT_FAILURE, "%s", msg);
 	}
-	if (limit_none(&want)) {
+	if (st_limit_none(&want)) {
 		if (i >= 0)
 			rm_state_remove(&st, (size_t)i);
 	} else {
 		struct rm_record r = { 0 };
 
 		if (i < 0) {
-			rm_record_set(&r, "limit", a.owner);
+			rm_record_set(&r, "limit", a.l.owner);
 			rm_record_set(&r, "disk", name);
 			rm_record_set(&r, "devno", devno);
 			rm_state_add(&st, &r);
@@ -319,6 +369,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 		}
 		rm_record_set(&st.records[i], "devno", devno);
 		rec_set_limit(&st.records[i], &want);
+		rec_unmark(&st.records[i]);
 	}
 	if (rm_state_commit(&st) < 0) {
 		msg = xasprintf("cannot write the state: %s", strerror(errno));
@@ -327,8 +378,8 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 		rm_state_close(&st);
 		rm_errx(RM_EXIT_FAILURE, "%s", msg);
 	}
-	rm_committed("set the I/O limits of owner '%s' on disk '%s'", a.owner, name);
-	print_limit(out, &c->out, &io, a.owner, name, devno, &want);
+	rm_committed("set the I/O limits of owner '%s' on disk '%s'", a.l.owner, name);
+	print_limit(out, &c->out, &io, a.l.owner, name, devno, &want);
 done:
 	rm_kernfs_log_free(&lg);
 	rm_state_close(&st);
@@ -562,54 +613,233 @@ out:
 	return status;
 }
 
-static const struct argp_option apply_options[] = {
-	{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print the limits it would set, change nothing", 0 },
-	{ 0 }
-};
-
 static const struct argp_option gc_options[] = {
 	{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print what it would forget, change nothing", 0 },
 	{ 0 }
 };
 
+/* ---- apply: storage.conf(5), then every recorded limit ---- */
+
+enum { CONF_SOURCE, CONF_SETTING, CONF_OWNER, CONF_DISK, CONF_ACTION };
+static const struct rm_column conf_cols[] = {
+	[CONF_SOURCE] = { "source", RM_COL_STRING, "the line of the file: FILE:LINE, - for a limit "
+			  "the file no longer has" },
+	[CONF_SETTING] = { "setting", RM_COL_STRING, "limit" },
+	[CONF_OWNER] = { "owner", RM_COL_STRING, "the owner" },
+	[CONF_DISK] = { "disk", RM_COL_STRING, "the disk" },
+	[CONF_ACTION] = { "action", RM_COL_STRING, "keep, set or remove" },
+};
+
+struct apply_args {
+	const char *file; /* FILE, NULL when not given */
+	bool dry_run;
+};
+
+static error_t apply_parse(int key, char *arg, struct argp_state *state)
+{
+	struct apply_args *a = state->input;
+
+	switch (key) {
+	case RM_OPT_DRY_RUN:
+		a->dry_run = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->file)
+			argp_error(state, "unexpected argument: '%s'", arg);
+		a->file = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* A limit the file made and no longer has: lifted, its record removed. */
+struct dropped {
+	char *owner, *disk;
+};
+
+/*
+ * Bring the limit records of ST to the file CF: an (owner, disk) of the file whose record the
+ * file made with the same settings (conf= digest) and limits is kept; one whose settings changed,
+ * or whose record was made by hand, gets the line's limits; one the file made and no longer has
+ * is dropped (*DROPPED, in the state's order). Records made by hand for other (owner, disk)
+ * stay. Nothing is written here. Returns whether the records changed.
+ */
+static bool converge(struct rm_state *st, struct st_conf *cf, struct dropped **dropped,
+		     size_t *ndropped)
+{
+	bool changed = false;
+
+	for (size_t i = 0; i < st->nrecords;) {
+		struct rm_record *r = &st->records[i];
+		const char *owner = rm_record_get(r, "limit"), *disk = rm_record_get(r, "disk") ?: "-";
+		const char *mark = rm_record_get(r, "conf");
+		struct st_conf_line *l = NULL;
+		struct rm_io_limit have;
+
+		if (strcmp(rm_record_kind(r), "limit")) {
+			i++;
+			continue;
+		}
+		for (size_t k = 0; k < cf->n && !l; k++)
+			if (!strcmp(cf->lines[k].owner, owner) && !strcmp(cf->lines[k].disk, disk))
+				l = &cf->lines[k];
+		rec_limit(r, &have);
+		if (l && mark && !strcmp(mark, l->digest) && limit_same(&have, &l->l)) {
+			l->action = "keep";
+		} else if (l) {
+			rec_set_limit(r, &l->l);
+			rm_record_set(r, "conf", l->digest);
+			l->action = "set";
+			changed = true;
+		} else if (mark) {
+			*dropped = xrealloc(*dropped, (*ndropped + 1) * sizeof(**dropped));
+			(*dropped)[(*ndropped)++] = (struct dropped){ xstrdup(owner), xstrdup(disk) };
+			rm_state_remove(st, i);
+			changed = true;
+			continue;
+		}
+		i++;
+	}
+	for (size_t k = 0; k < cf->n; k++) {
+		struct st_conf_line *l = &cf->lines[k];
+		struct rm_record r = { 0 };
+
+		if (l->action)
+			continue;
+		rm_record_set(&r, "limit", l->owner);
+		rm_record_set(&r, "disk", l->disk);
+		rm_record_set(&r, "devno", l->devno);
+		rec_set_limit(&r, &l->l);
+		rm_record_set(&r, "conf", l->digest);
+		rm_state_add(st, &r);
+		l->action = "set";
+		changed = true;
+	}
+	return changed;
+}
+
+/* Lift the limits of D on its disk, when the disk and the owner's cgroup are there (a reboot,
+ * rm-cpuset release: nothing to lift then). 0, or -1 with *ERRMSG. */
+static int lift(const struct rm_io *io, const struct dropped *d, struct rm_kernfs_log *lg,
+		char **errmsg)
+{
+	const struct rm_io_limit none = { 0 };
+	char *name, *devno, *msg = NULL, *dir;
+	int rc = 0;
+
+	if (st_disk(NULL, d->disk, &name, &devno, &msg) < 0) {
+		free(msg);
+		return 0;
+	}
+	dir = rm_io_path(io, d->owner);
+	if (rm_kernfs_is_dir(dir, RM_IO_FILES))
+		rc = rm_io_set_logged(io, d->owner, devno, &none, lg, errmsg) < 0 ? -1 : 0;
+	free(dir);
+	free(name);
+	free(devno);
+	return rc;
+}
+
+/* The records of the file's settings: dropped limits first, then the file's lines in order. */
+static void conf_print(const struct rm_common *c, const struct st_conf *cf,
+		       const struct dropped *d, size_t nd)
+{
+	struct rm_outopts opts = c->out;
+	struct rm_out *out;
+
+	opts.columns = NULL; /* -o is for the limit records */
+	out = rm_out_new(&opts, "settings", conf_cols, ARRAY_SIZE(conf_cols), NULL, false);
+	for (size_t i = 0; i < nd + cf->n; i++) {
+		const struct st_conf_line *l = i < nd ? NULL : &cf->lines[i - nd];
+
+		rm_out_begin(out);
+		rm_out_str(out, CONF_SOURCE, l ? l->source : NULL);
+		rm_out_str(out, CONF_SETTING, "limit");
+		rm_out_str(out, CONF_OWNER, l ? l->owner : d[i].owner);
+		rm_out_str(out, CONF_DISK, l ? l->disk : d[i].disk);
+		rm_out_str(out, CONF_ACTION, l ? l->action : "remove");
+		rm_out_end(out);
+	}
+	rm_out_close(out);
+}
+
+/* Whether ST records a limit of OWNER. */
+static bool has_limits(const struct rm_state *st, const char *owner)
+{
+	for (size_t i = 0; i < st->nrecords; i++)
+		if (!strcmp(rm_record_kind(&st->records[i]), "limit") &&
+		    !strcmp(rm_record_get(&st->records[i], "limit"), owner))
+			return true;
+	return false;
+}
+
 int cmd_apply(int argc, char **argv, struct rm_common *c)
 {
+	static const struct argp_option options[] = {
+		{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print the limits it would set, change nothing",
+		  0 },
+		{ 0 }
+	};
 	static const struct argp argp = {
-		apply_options, rm_dry_run_parse, NULL,
-		"Set every recorded limit again, as after a reboot: disks found by name (their "
-		"numbers recorded anew), all or nothing. Quotas live in the filesystems and need "
-		"nothing.",
+		options, apply_parse, "[FILE]",
+		"Bring the recorded limits to FILE (default $RM_CONFIG_DIR/storage.conf, "
+		"/etc/rmtools/storage.conf, when it exists; - reads standard input; the format is "
+		"in rm-storage.conf(5)), then set every recorded limit again, as after a reboot: "
+		"disks found by name (their numbers recorded anew), all or nothing. The whole file is "
+		"checked before anything changes. Prints one record per line of the file with what "
+		"was done, then the limit records. Quotas live in the filesystems and need nothing.",
 		NULL, NULL, NULL
 	};
 	struct rm_kernfs_log lg = { .flags = RM_IO_FILES };
-	bool dry_run = false, changed = false;
+	struct apply_args a = { 0 };
+	struct st_conf cf = { 0 };
+	struct dropped *dropped = NULL;
+	size_t ndropped = 0, n;
+	bool changed = false, have_conf;
 	struct rm_state st;
 	struct rm_io io;
 	struct rm_out *out;
-	char *msg = NULL;
+	char *msg = NULL, *path, **names, **devnos;
 	int rc = 0;
 
-	rm_parse_command(&argp, argc, argv, c, &dry_run, 0);
+	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	if (c->out.list_columns) {
 		rm_out_list_columns(&c->out, limit_cols, ARRAY_SIZE(limit_cols), limit_defaults);
 		return RM_EXIT_SUCCESS;
 	}
 	rm_out_check(&c->out, limit_cols, ARRAY_SIZE(limit_cols), limit_defaults);
 	st_live_only(c, "apply");
+	/* the file, checked whole before the lock; without one, the state as it is */
+	path = a.file ? xstrdup(a.file) : rm_conf_path("storage.conf");
+	have_conf = a.file || access(path, F_OK) == 0;
+	if (have_conf)
+		st_conf_read(&cf, path);
+	free(path);
 	io_open(&io);
-	st_open(&st, dry_run ? RM_STATE_READ : RM_STATE_WRITE);
-	out = rm_out_new(&c->out, "limits", limit_cols, ARRAY_SIZE(limit_cols), limit_defaults,
-			 true);
-	for (size_t i = 0; i < st.nrecords && rc == 0; i++) {
+	if (have_conf)
+		st_conf_check(&cf, &io);
+	/* lock, plan */
+	st_open(&st, a.dry_run ? RM_STATE_READ : RM_STATE_WRITE);
+	if (have_conf)
+		changed = converge(&st, &cf, &dropped, &ndropped);
+	/* apply with undo: the dropped limits lifted, every recorded one set */
+	for (size_t k = 0; k < ndropped && !a.dry_run && rc == 0; k++)
+		if ((rc = lift(&io, &dropped[k], &lg, &msg)) < 0)
+			rm_kernfs_undo(&lg, &msg);
+	n = st.nrecords;
+	names = xcalloc(n + 1, sizeof(*names));
+	devnos = xcalloc(n + 1, sizeof(*devnos));
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct rm_record *r = &st.records[i];
 		const char *disk = rm_record_get(r, "disk") ?: "-";
 		struct rm_io_limit l;
-		char *name, *devno;
 
 		if (strcmp(rm_record_kind(r), "limit"))
 			continue;
 		rec_limit(r, &l);
-		if (st_disk(NULL, disk, &name, &devno, &msg) < 0) {
+		if (st_disk(NULL, disk, &names[i], &devnos[i], &msg) < 0) {
 			/* a disk gone stays recorded: gc forgets it */
 			fprintf(stderr, "%s: note: %s (rm-storage gc forgets it)\n",
 				program_invocation_short_name, msg);
@@ -617,31 +847,73 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 			msg = NULL;
 			continue;
 		}
-		if (strcmp(devno, rm_record_get(r, "devno") ?: "")) {
-			rm_record_set(r, "devno", devno);
+		if (strcmp(devnos[i], rm_record_get(r, "devno") ?: "")) {
+			rm_record_set(r, "devno", devnos[i]);
 			changed = true;
 		}
-		if (!dry_run && (rc = rm_io_set_logged(&io, rm_record_get(r, "limit"), devno, &l,
-						       &lg, &msg)) < 0)
+		if (!a.dry_run && (rc = rm_io_set_logged(&io, rm_record_get(r, "limit"), devnos[i],
+							 &l, &lg, &msg)) < 0)
 			rm_kernfs_undo(&lg, &msg);
-		else
-			print_limit(out, &c->out, dry_run ? NULL : &io, rm_record_get(r, "limit"),
-				    name, devno, &l);
-		free(name);
-		free(devno);
 	}
-	if (rc == 0 && changed && !dry_run && rm_state_commit(&st) < 0) {
+	/* commit */
+	if (rc == 0 && changed && !a.dry_run && rm_state_commit(&st) < 0) {
 		msg = xasprintf("cannot write the state: %s", strerror(errno));
 		rm_kernfs_undo(&lg, &msg);
 		rc = -1;
 	}
-	if (rc == 0 && lg.n)
-		rm_committed("set the recorded I/O limits");
+	if (rc == 0 && !a.dry_run && (lg.n || changed)) {
+		if (have_conf)
+			rm_committed("applied %s and set the recorded I/O limits", cf.f.file);
+		else
+			rm_committed("set the recorded I/O limits");
+	}
+	/* an owner left without limits loses its cgroup when that is ours alone */
+	for (size_t k = 0; k < ndropped && !a.dry_run && rc == 0; k++) {
+		char *note = NULL;
+		bool seen = false;
+
+		for (size_t j = 0; j < k; j++)
+			seen |= !strcmp(dropped[j].owner, dropped[k].owner);
+		if (!seen && !has_limits(&st, dropped[k].owner) &&
+		    rm_io_remove(&io, dropped[k].owner, &note) < 0) {
+			fprintf(stderr, "%s: note: %s\n", program_invocation_short_name, note);
+			free(note);
+		}
+	}
+	/* report */
+	if (rc == 0) {
+		if (have_conf)
+			conf_print(c, &cf, dropped, ndropped);
+		out = rm_out_new(&c->out, "limits", limit_cols, ARRAY_SIZE(limit_cols),
+				 limit_defaults, true);
+		for (size_t i = 0; i < n; i++) {
+			struct rm_io_limit l;
+
+			if (!names[i])
+				continue;
+			rec_limit(&st.records[i], &l);
+			print_limit(out, &c->out, a.dry_run ? NULL : &io,
+				    rm_record_get(&st.records[i], "limit"), names[i], devnos[i], &l);
+		}
+		rm_out_close(out);
+		rm_out_flush();
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(names[i]);
+		free(devnos[i]);
+	}
+	free(names);
+	free(devnos);
+	for (size_t k = 0; k < ndropped; k++) {
+		free(dropped[k].owner);
+		free(dropped[k].disk);
+	}
+	free(dropped);
 	rm_kernfs_log_free(&lg);
 	rm_state_close(&st);
-	rm_out_close(out);
-	rm_out_flush();
 	rm_io_close(&io);
+	if (have_conf)
+		st_conf_free(&cf);
 	if (rc < 0)
 		rm_errx(RM_EXIT_FAILURE, "%s", msg);
 	return RM_EXIT_SUCCESS;

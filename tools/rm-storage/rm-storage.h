@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "conffile.h"
+#include "iolimit.h"
 #include "options.h"
 #include "output.h"
 #include "state.h"
@@ -51,10 +53,67 @@ int st_quota_lift(const struct rm_record *rec, char **errmsg);
 /* Whether the directory of REC still is the one given its project (exists, same project). */
 bool st_quota_alive(const struct rm_record *rec);
 
-/* ---- limits (limit.c), for release ---- */
+/* ---- limits (limit.c), for release and storage.conf ---- */
 
 /* Lift every limit of OWNER recorded in ST and remove their records; its cgroup goes when ours
  * alone. 1 when it had some, 0 when none, -1 with *ERRMSG (nothing lifted then). */
 int st_limits_release(struct rm_state *st, const char *owner, bool dry_run, char **errmsg);
+
+/* The options of "limit" that set a limit, in the order of struct rm_io_limit's fields:
+ * read-bps, write-bps, read-iops, write-iops, weight, latency-target. */
+#define ST_NLIMITS 6
+/* The long option of limit K, without its dashes. */
+const char *st_limit_option(size_t k);
+
+/* What "limit OWNER DEVICE [--OPTION VALUE...]" says, as text: VAL[K] the value of limit K, NULL
+ * when not given. The command line and storage.conf(5) both check it with the two calls below. */
+struct st_limit_args {
+	const char *owner, *device;
+	const char *val[ST_NLIMITS];
+};
+
+/* Where a check found its error: the owner, or the value of limit K (0 to ST_NLIMITS - 1). */
+#define ST_AT_OWNER (-1)
+
+/* The owner's name and the values of A, without the machine: *L holds the values given, 0 (no
+ * limit) for max and for those not given. 0, or -1 with *ERRMSG and *AT. */
+int st_limit_parse(const struct st_limit_args *a, struct rm_io_limit *l, int *at, char **errmsg);
+
+/* Whether L limits nothing: every field max (0). */
+bool st_limit_none(const struct rm_io_limit *l);
+
+/* Whether OWNER may get the limits L on the hierarchy IO: its cgroup where it must be rm-cpuset's,
+ * a file for each limit L sets. Reads only. 0, or -1 with *ERRMSG and *AT. */
+int st_limit_check(const struct rm_io *io, const char *owner, const struct rm_io_limit *l,
+		   int *at, char **errmsg);
+
+/* ---- storage.conf(5) (conf.c) ---- */
+
+/* One "limit OWNER DEVICE key=value..." line: the whole limit of the owner on the disk. */
+struct st_conf_line {
+	unsigned line;
+	char *source;                 /* "FILE:LINE", for the records */
+	char *owner, *device;         /* as the line names them */
+	char *val[ST_NLIMITS];        /* the values given, NULL for the keys not given */
+	unsigned col_owner, col_device, col_val[ST_NLIMITS]; /* for messages */
+	char digest[17];              /* of its settings, as the state's conf= field keeps it */
+	struct rm_io_limit l;         /* the limit: keys not given are max */
+	char *disk, *devno;           /* the device's disk on this machine */
+	const char *action;           /* what apply did: keep or set */
+};
+
+struct st_conf {
+	struct rm_conf f;
+	struct st_conf_line *lines;
+	size_t n;
+};
+
+/* Read PATH ("-": standard input) and check it whole against this machine's disks, before any
+ * lock: exits 2 with FILE:LINE:COLUMN on bad input or when PATH cannot be opened, 1 when reading
+ * it fails. */
+void st_conf_read(struct st_conf *cf, const char *path);
+/* Check every owner of CF on the hierarchy IO (st_limit_check); exits 2 as st_conf_read. */
+void st_conf_check(struct st_conf *cf, const struct rm_io *io);
+void st_conf_free(struct st_conf *cf);
 
 #endif
