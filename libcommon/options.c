@@ -415,6 +415,25 @@ int rm_tool_main(const struct rm_tool *tool, int argc, char **argv)
 	return run_command(tool, (int)n, args, &common);
 }
 
+error_t rm_apply_parse(int key, char *arg, struct argp_state *state)
+{
+	struct rm_apply_args *a = state->input;
+
+	switch (key) {
+	case RM_OPT_DRY_RUN:
+		a->dry_run = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->file)
+			argp_error(state, "unexpected argument: '%s'", arg);
+		a->file = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
 error_t rm_dry_run_parse(int key, char *arg, struct argp_state *state)
 {
 	bool *dry_run = state->input;

@@ -82,6 +82,13 @@ void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_
 #define RM_OPT_ALL (RM_OPT_COMMON_BASE - 2)
 #define RM_OPT_DRY_RUN (RM_OPT_COMMON_BASE - 1)
 
+/* apply [FILE] with --dry-run (RM_OPT_DRY_RUN): the configuration file named, NULL for the
+ * default. Its input is a struct rm_apply_args. */
+struct rm_apply_args {
+	const char *file;
+	bool dry_run;
+};
+error_t rm_apply_parse(int key, char *arg, struct argp_state *state);
 /* The parser of a command with --dry-run as its only option and no operands; its input is a
  * bool, set by --dry-run. */
 error_t rm_dry_run_parse(int key, char *arg, struct argp_state *state);

@@ -546,30 +546,6 @@ static bool cpus_as_written(const struct rm_cgroups *cg, hwloc_const_bitmap_t ha
 	return same;
 }
 
-struct apply_args {
-	const char *file; /* FILE, NULL when not given */
-	bool dry_run;
-};
-
-static error_t apply_parse(int key, char *arg, struct argp_state *state)
-{
-	struct apply_args *a = state->input;
-
-	switch (key) {
-	case RM_OPT_DRY_RUN:
-		a->dry_run = true;
-		break;
-	case ARGP_KEY_ARG:
-		if (a->file)
-			argp_error(state, "unexpected argument: '%s'", arg);
-		a->file = arg;
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
 /* After the commit: every owner's memory limits as its record keeps them (a cgroup made again
  * after a reboot has none). Exits 1 saying what stands on a failure. */
 static void apply_memory_limits(struct pool *p)
@@ -592,7 +568,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		{ 0 }
 	};
 	static const struct argp argp = {
-		options, apply_parse, "[FILE]",
+		options, rm_apply_parse, "[FILE]",
 		"Bring the reservation and the owners to FILE (default $RM_CONFIG_DIR/cpuset.conf, "
 		"/etc/rmtools/cpuset.conf, when it exists; - reads standard input; the format is in "
 		"rm-cpuset.conf(5)), then make the cgroups below the rmtools parent, and the owners' "
@@ -601,7 +577,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		"the file with what was done, then one per cgroup, then one per resctrl group.",
 		NULL, NULL, NULL
 	};
-	struct apply_args a = { 0 };
+	struct rm_apply_args a = { 0 };
 	struct conf cf = { 0 };
 	struct conf_done *done = NULL;
 	size_t ndone = 0;

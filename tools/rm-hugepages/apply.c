@@ -22,40 +22,27 @@
 #include "sysfs.h"
 #include "xalloc.h"
 
-enum { OPT_DRY_RUN = 0x200, OPT_NO_COMPACT };
+enum { OPT_NO_COMPACT = 0x200 };
 
 static const struct argp_option apply_options[] = {
 	{ "no-compact", OPT_NO_COMPACT, NULL, 0, "do not compact memory before retrying", 0 },
-	{ "dry-run", OPT_DRY_RUN, NULL, 0, "check the file, print what it would set, change "
+	{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "check the file, print what it would set, change "
 	  "nothing", 0 },
 	{ 0 }
 };
 
 struct apply_args {
-	struct rm_common *c;
-	const char *file;
-	bool dry_run, no_compact;
+	struct rm_apply_args a; /* first: rm_apply_parse's input */
+	bool no_compact;
 };
 
 static error_t apply_parse(int key, char *arg, struct argp_state *state)
 {
 	struct apply_args *a = state->input;
 
-	switch (key) {
-	case OPT_DRY_RUN:
-		a->dry_run = true;
-		break;
-	case OPT_NO_COMPACT:
-		a->no_compact = true;
-		break;
-	case ARGP_KEY_ARG:
-		if (a->file)
-			argp_error(state, "unexpected argument: '%s'", arg);
-		a->file = arg;
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
+	if (key != OPT_NO_COMPACT)
+		return rm_apply_parse(key, arg, state);
+	a->no_compact = true;
 	return 0;
 }
 
@@ -599,7 +586,7 @@ static int plan_usage(struct plan *p)
  * the owners of its limits. 0, or the exit status after a message. */
 static int apply_read(const struct apply_args *a, struct plan *p)
 {
-	char *path = a->file ? xstrdup(a->file) : rm_conf_path("hugepages.conf"), *msg = NULL;
+	char *path = a->a.file ? xstrdup(a->a.file) : rm_conf_path("hugepages.conf"), *msg = NULL;
 	int rc;
 
 	rc = rm_conf_open(&p->conf, path);
@@ -802,7 +789,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		"file does not name is left as it is.",
 		NULL, NULL, NULL
 	};
-	struct apply_args a = { .c = c };
+	struct apply_args a = { 0 };
 	struct rm_hugepages hp;
 	struct plan p = { .hp = &hp };
 	const char *root;
@@ -819,11 +806,11 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 	hp_open(&hp, root);
 	status = apply_read(&a, &p);
 	/* changes of this machine are serialised (limits too: the cgroups are this machine's) */
-	if (!status && !a.dry_run && (!root || p.nlm))
+	if (!status && !a.a.dry_run && (!root || p.nlm))
 		lock = hp_lock();
 	if (!status)
 		status = apply_plan(&p);
-	if (!status && a.dry_run) {
+	if (!status && a.a.dry_run) {
 		print_result(c, &p, true);
 	} else if (!status && !(status = apply_check_writable(&p)) &&
 		   !(status = apply_changes(&p, a.no_compact))) {

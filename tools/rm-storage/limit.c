@@ -630,30 +630,6 @@ static const struct rm_column conf_cols[] = {
 	[CONF_ACTION] = { "action", RM_COL_STRING, "keep, set or remove" },
 };
 
-struct apply_args {
-	const char *file; /* FILE, NULL when not given */
-	bool dry_run;
-};
-
-static error_t apply_parse(int key, char *arg, struct argp_state *state)
-{
-	struct apply_args *a = state->input;
-
-	switch (key) {
-	case RM_OPT_DRY_RUN:
-		a->dry_run = true;
-		break;
-	case ARGP_KEY_ARG:
-		if (a->file)
-			argp_error(state, "unexpected argument: '%s'", arg);
-		a->file = arg;
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
 /* A limit the file made and no longer has: lifted, its record removed. */
 struct dropped {
 	char *owner, *disk;
@@ -783,7 +759,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		{ 0 }
 	};
 	static const struct argp argp = {
-		options, apply_parse, "[FILE]",
+		options, rm_apply_parse, "[FILE]",
 		"Bring the recorded limits to FILE (default $RM_CONFIG_DIR/storage.conf, "
 		"/etc/rmtools/storage.conf, when it exists; - reads standard input; the format is "
 		"in rm-storage.conf(5)), then set every recorded limit again, as after a reboot: "
@@ -793,7 +769,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 		NULL, NULL, NULL
 	};
 	struct rm_kernfs_log lg = { .flags = RM_IO_FILES };
-	struct apply_args a = { 0 };
+	struct rm_apply_args a = { 0 };
 	struct st_conf cf = { 0 };
 	struct dropped *dropped = NULL;
 	size_t ndropped = 0, n;
