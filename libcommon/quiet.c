@@ -541,23 +541,26 @@ static int sync_irqbalance(struct sync *s, bool restore, char **errmsg)
 			*errmsg = xasprintf("cannot %s %s: %s", text ? "write" : "remove", file,
 					    strerror(errno));
 			rc = -1;
-		} else if ((pid = irqbalance_pid(s->root))) {
-			if (systemd) {
-				char *reload[] = { "systemctl", "daemon-reload", NULL };
-				char *restart[] = { "systemctl", "try-restart", "irqbalance.service",
-						    NULL };
+		} else if (systemd) {
+			/* the drop-in counts from the next reload: at boot too, where irqbalance
+			 * starts after rm-cpuset (rmtools-cpuset.service). The restart is queued,
+			 * not waited for: irqbalance is ordered after rmtools-cpuset.service, which
+			 * may be what runs this. */
+			char *reload[] = { "systemctl", "daemon-reload", NULL };
+			char *restart[] = { "systemctl", "--no-block", "try-restart",
+					    "irqbalance.service", NULL };
 
-				if (run_cmd(reload) || run_cmd(restart))
-					s->res->irqbalance = xasprintf(
-						"irqbalance (pid %d) could not be restarted: "
-						"'systemctl restart irqbalance' makes it read %s",
-						pid, file);
-			} else {
+			pid = irqbalance_pid(s->root);
+			if (run_cmd(reload) || (pid && run_cmd(restart)))
 				s->res->irqbalance = xasprintf(
-					"irqbalance (pid %d) reads its banned CPUs when it starts: "
-					"restart it with the environment in %s, then 'rm-cpuset gc' "
-					"moves off any IRQ it put back", pid, file);
-			}
+					"systemd could not be told of %s: 'systemctl daemon-reload' "
+					"and 'systemctl restart irqbalance' make irqbalance read it",
+					file);
+		} else if ((pid = irqbalance_pid(s->root))) {
+			s->res->irqbalance = xasprintf(
+				"irqbalance (pid %d) reads its banned CPUs when it starts: restart it "
+				"with the environment in %s, then 'rm-cpuset gc' moves off any IRQ it "
+				"put back", pid, file);
 		}
 	}
 	free(cur);

@@ -1316,3 +1316,25 @@ quickstart_packages() {
 	done < <(cd "$RM_SRCDIR" && find tests -name '*.bats' -not -path 'tests/vm/*' | sort)
 	assert_equal "$missing" ""
 }
+
+@test "README and rmtools(7): the cloud-init example is the user-data the lab provisions its node from" {
+	local yaml=$RM_SRCDIR/tests/vm/system/node.yaml line
+	# the README prints it indented by four spaces, whole and in one piece
+	run -0 python3 -c '
+import sys
+readme, yaml = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+block = "".join(("    " + l if l.strip() else "") + "\n" for l in yaml.rstrip("\n").split("\n"))
+sys.exit(0 if block in readme else 1)' "$RM_SRCDIR/README.md" "$yaml"
+	# rmtools(7) renders every line of it
+	MANWIDTH=200 man -l "$RM_SRCDIR/man/rmtools.7" 2>/dev/null >"$BATS_TEST_TMPDIR/rmtools.txt"
+	while IFS= read -r line; do
+		[ -z "$line" ] || grep -qF -- "$line" "$BATS_TEST_TMPDIR/rmtools.txt" ||
+			fail "rmtools(7) lacks: $line"
+	done <"$yaml"
+	# and it is valid YAML that names the package and the three files
+	run -0 python3 -c '
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+assert d["packages"] == ["rmtools"]
+assert [f["path"] for f in d["write_files"]] == ["/etc/rmtools/hugepages.conf", "/etc/rmtools/cpuset.conf", "/etc/rmtools/storage.conf"]' "$yaml"
+}

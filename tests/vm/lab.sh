@@ -8,6 +8,7 @@
 #   tests/vm/lab.sh numa-6.1 v1-6.1   only these shapes
 #   tests/vm/lab.sh --list            the shapes, their kernels and their tests
 #   tests/vm/lab.sh --shell numa-6.12 boot one shape with a shell on this terminal (poweroff -f ends it)
+#   tests/vm/lab.sh system-6.12       the Debian 12 node with systemd and cloud-init (system.sh)
 #
 # Kernels are Debian's packages, unpacked (not installed) into $RM_LAB_CACHE
 # (/var/cache/rmtools-lab as root, ~/.cache/rmtools-lab otherwise) and kept there between runs.
@@ -31,6 +32,9 @@ TOOLS="rm-topo rm-cpuset rm-hugepages rm-devices rm-class rm-bench rm-storage rm
 #   KERNEL: 6.12 (newest Debian 12 6.12 build), 6.1 (Debian 12's stock kernel), 6.12-rt
 #   MACHINE: numa4 (2 sockets x 2 cores x 2 threads, nodes 0-1 with CPUs, 2-3 memory-only,
 #            a pxb-pcie expander on node 1 with an NVMe controller behind a root port)
+#            system: numa4 booted from a Debian 12 root file system with systemd and
+#            cloud-init, provisioned from a NoCloud seed and rebooted; its checks are
+#            tests/vm/system/bootN.bats, run on boot N (tests/vm/system.sh)
 #   CGROUP: v2 (cgroup v2 only, cgroup_no_v1=all) or v1 (v1 controllers, v2 at unified/)
 SHAPES=(
 	"numa-6.12 6.12 numa4 v2 psi=1 topology,cpuset,hotplug,hugepages,devices,bench,quiet,storage,qos"
@@ -38,6 +42,7 @@ SHAPES=(
 	"v1-6.1 6.1 numa4 v1 - cpuset-v1,hugepages-v1,quiet"
 	"isolcpus-6.12 6.12 numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus,quiet"
 	"rt-6.12 6.12-rt numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus,cpuset,quiet"
+	"system-6.12 6.12 system v2 - system/bootN"
 )
 
 shape_field() { # shape_field NAME INDEX
@@ -179,8 +184,12 @@ build_base() {
 }
 
 # The modules a shape needs, decompressed, with the order to load them in (/lab/modules).
-build_modules() { # build_modules KERNEL_DIR OUT.cpio
-	local kdir=$1 out=$2 root=$WORK/mods.$$ mdir ver order=() m
+# Without MODULES: nvme for its disk; ext4 (with the crc32c its metadata checksums need) and
+# quota_v2 for rm-storage's project quotas. A module built in is not found and not needed.
+build_modules() { # build_modules KERNEL_DIR OUT.cpio [MODULE...]
+	local kdir=$1 out=$2 root=$WORK/mods.$BASHPID mdir ver order=() m mods
+	shift 2
+	mods=${*:-nvme crc32c_generic ext4 quota_v2}
 	mdir=$(ls -d "$kdir"/lib/modules/*/ | head -n 1)
 	ver=$(basename "$mdir")
 	rm -rf "$root" && mkdir -p "$root/lab"
@@ -190,9 +199,7 @@ build_modules() { # build_modules KERNEL_DIR OUT.cpio
 		for dep in $(sed -n "s|^$path:||p" "$mdir/modules.dep"); do add "$dep"; done
 		order+=("$path")
 	}
-	# nvme for its disk; ext4 (with the crc32c its metadata checksums need) and quota_v2 for
-	# rm-storage's project quotas; a module built in is not found and not needed
-	for m in nvme crc32c_generic ext4 quota_v2; do
+	for m in $mods; do
 		m=$(grep -o "^[^:]*/$m\.ko[.a-z]*" "$mdir/modules.dep" | head -n 1)
 		[ -n "$m" ] && add "$m"
 	done
@@ -261,6 +268,7 @@ boot() {
 	kernel=$(INDEX=1 shape_field) || die "no shape $name (see --list)"
 	machine=$(INDEX=2 shape_field); cgroup=$(INDEX=3 shape_field)
 	extra=$(INDEX=4 shape_field); tests=$(INDEX=5 shape_field)
+	if [ "$machine" = system ]; then system_boot "$name" "$shell"; return; fi
 	kdir=$(fetch_kernel "$kernel") || exit 1
 	vmlinuz=$(ls "$kdir"/boot/vmlinuz-* | head -n 1)
 	initrd=$WORK/initrd.$kernel
@@ -289,6 +297,9 @@ boot() {
 	rm -f "$img"
 }
 
+# the system shape (machine "system")
+. "$SRCDIR/tests/vm/system.sh" || die "cannot read tests/vm/system.sh"
+
 # ---- main -------------------------------------------------------------------------------------
 case ${1:-} in
 --list)
@@ -314,23 +325,33 @@ done
 mkdir -p "$LOGDIR" "$RM_LAB_CACHE" || die "cannot create $LOGDIR or $RM_LAB_CACHE"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rmlab.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$WORK"' EXIT
+# a signal ends the boots running in the background too
+on_signal() { kill -TERM $(jobs -p) 2>/dev/null; exit $((128 + $1)); }
+trap 'on_signal 1' HUP; trap 'on_signal 2' INT; trap 'on_signal 15' TERM
 build_base
 
 if [ "${1:-}" = --shell ]; then
 	boot "$2" shell
+	exit
 fi
 
 names=()
 if [ $# -gt 0 ]; then names=("$@"); else for s in "${SHAPES[@]}"; do names+=("${s%% *}"); done; fi
 for n in "${names[@]}"; do NAME=$n INDEX=0 shape_field >/dev/null || die "no shape $n (see --list)"; done
 
-# Kernels and their initramfs first, one at a time (downloads), then the boots in parallel.
+# Kernels and their initramfs first, one at a time (downloads), then the boots in parallel, the
+# system shapes (the longest, their root file system and package built in their job) first.
 for n in "${names[@]}"; do
-	NAME=$n; make_initrd "$(INDEX=1 shape_field)"
+	NAME=$n
+	if [ "$(INDEX=2 shape_field)" = system ]; then fetch_kernel "$(INDEX=1 shape_field)" >/dev/null
+	else make_initrd "$(INDEX=1 shape_field)"; fi
 done
 lab_start=$SECONDS
 running=0
-for n in "${names[@]}"; do
+order=()
+for n in "${names[@]}"; do [ "$(NAME=$n INDEX=2 shape_field)" = system ] && order+=("$n"); done
+for n in "${names[@]}"; do [ "$(NAME=$n INDEX=2 shape_field)" = system ] || order+=("$n"); done
+for n in "${order[@]}"; do
 	boot "$n" &
 	running=$((running + 1))
 	if [ "$running" -ge "$JOBS" ]; then wait -n; running=$((running - 1)); fi
