@@ -386,6 +386,19 @@ void rm_record_set(struct rm_record *rec, const char *key, const char *value)
 	add_field(rec, xstrdup(key), xstrdup(value));
 }
 
+void rm_record_unset(struct rm_record *rec, const char *key)
+{
+	for (size_t i = 0; i < rec->nfields; i++)
+		if (!strcmp(rec->fields[i].key, key)) {
+			free(rec->fields[i].key);
+			free(rec->fields[i].value);
+			memmove(&rec->fields[i], &rec->fields[i + 1],
+				(rec->nfields - i - 1) * sizeof(*rec->fields));
+			rec->nfields--;
+			return;
+		}
+}
+
 void rm_record_write(FILE *out, const struct rm_record *rec)
 {
 	for (size_t i = 0; i < rec->nfields; i++) {

@@ -63,6 +63,9 @@ const char *rm_record_kind(const struct rm_record *rec);
 /* Set KEY to VALUE: replaced in place when present, else added at the end (copies both). */
 void rm_record_set(struct rm_record *rec, const char *key, const char *value);
 
+/* Remove KEY's field, when there is one. */
+void rm_record_unset(struct rm_record *rec, const char *key);
+
 /* Write REC as one line, with its newline. */
 void rm_record_write(FILE *out, const struct rm_record *rec);
 

@@ -623,6 +623,11 @@ EOF
 	assert_output "$(printf 'a\t1\nline 2, column 4: NUL byte in input')"
 }
 
+@test "record: unset removes one field wherever it stands, and nothing when it is absent" {
+	run -0 record unset conf <<<$'limit=db disk=sda conf=0123 rbps=1\nlimit=web conf=9\nlimit=x disk=y\nconf=1 a=2'
+	assert_output $'limit=db disk=sda rbps=1\nlimit=web\nlimit=x disk=y\na=2'
+}
+
 @test "record: empty input and comments only" {
 	run -0 record parse </dev/null
 	assert_output ''

@@ -129,6 +129,8 @@ apply() {
 	bad 2 'owner x count=2 bogus=1' "17: unknown setting: 'bogus' (rm-cpuset.conf(5))"
 	bad 2 'owner x count=2 owner=y' "17: unknown setting: 'owner' (rm-cpuset.conf(5))"
 	bad 2 'owner x count=2 count=3' "17: given twice: 'count'"
+	bad 2 'owner x count=2 isolate=no isolate=yes' "28: given twice: 'isolate'"
+	bad 2 'reserve cpus=0 cpus=1' "16: given twice: 'cpus'"
 	bad 2 'owner x count=2 near=-' "7: near=- reads standard input: name the device"
 	bad 2 'owner x count=2 l3-exclusive=yes' "1: --l3-exclusive needs --l3-ways N"
 	bad 2 'owner x' "7: missing count="

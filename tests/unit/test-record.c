@@ -63,6 +63,17 @@ int main(int argc, char **argv)
 		return !rm_record_is_bare(argv[2]);
 	} else if (!strcmp(cmd, "key") && argc == 3) {
 		return !rm_record_valid_key(argv[2]);
+	} else if (!strcmp(cmd, "unset") && argc == 3) {
+		while ((rc = rm_record_read(stdin, &lineno, &rec, &msg)) > 0) {
+			rm_record_unset(&rec, argv[2]);
+			rm_record_write(stdout, &rec);
+			rm_record_free(&rec);
+		}
+		if (rc < 0) {
+			fprintf(stderr, "%s\n", msg);
+			free(msg);
+			return 1;
+		}
 	} else if (!strcmp(cmd, "roundtrip") && argc >= 3) {
 		return roundtrip(argc - 2, argv + 2);
 	} else if ((!strcmp(cmd, "parse") || !strcmp(cmd, "kinds")) && argc == 2) {

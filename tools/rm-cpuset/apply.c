@@ -4,14 +4,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "conffile.h"
-#include "cpulist.h"
 #include "exitcodes.h"
 #include "hugetlb.h"
 #include "record.h"
@@ -116,6 +114,14 @@ static const struct argp_option *lp_option(const char *name)
 	return NULL;
 }
 
+static bool is_refused(const char *key, const char *const *refused)
+{
+	for (; *refused; refused++)
+		if (!strcmp(key, *refused))
+			return true;
+	return false;
+}
+
 /* Words W (after the line's command and name) as options in L->argv, checked by the command's
  * parsers (lp_begin) into INPUT; REFUSED: keys that may not be set here. 0, or -1 with the
  * error recorded in C, at the word it is about or at LINE_COL. */
@@ -132,8 +138,8 @@ static int line_options(struct rm_conf *c, struct conf_line *l, struct rm_conf_w
 	rm_conf_digest(w, n, l->digest);
 	l->argv = xcalloc((size_t)n + 4, sizeof(*l->argv));
 	l->argv[l->argc++] = xstrdup("rm-cpuset");
-	for (int i = 0; i < n && !rc; i++) {
-		const struct argp_option *o;
+	for (int i = 0; i < n; i++) {
+		const struct argp_option *o = NULL;
 		char *value;
 		unsigned vcol;
 
@@ -142,35 +148,26 @@ static int line_options(struct rm_conf *c, struct conf_line *l, struct rm_conf_w
 			rc = -1;
 			break;
 		}
-		for (int k = 0; refused[k] && !rc; k++)
-			if (!strcmp(w[i].text, refused[k]))
-				rc = -1;
 		if (!l->name && !strcmp(w[i].text, RESERVE_CPUS)) {
-			if (operand) {
-				rm_conf_fail(c, 0, w[i].col, xstrdup("given twice: '" RESERVE_CPUS "'"));
-				rc = -1;
-			}
 			operand = value;
 			operand_col = vcol;
-			continue;
-		}
-		if (rc || !(o = lp_option(w[i].text))) {
+		} else if (!(o = lp_option(w[i].text)) || is_refused(w[i].text, refused)) {
 			rm_conf_fail_shown(c, w[i].col, "unknown setting: '%s' (rm-cpuset.conf(5))",
 					   w[i].text);
 			rc = -1;
 			break;
 		}
-		for (int k = 1; k < l->argc; k++) {
-			size_t len = strlen(o->name);
-
-			if (strcmp(o->name, "hugepages") && !strncmp(l->argv[k] + 2, o->name, len) &&
-			    (l->argv[k][2 + len] == '=' || !l->argv[k][2 + len])) {
-				rm_conf_fail_shown(c, w[i].col, "given twice: '%s'", o->name);
+		/* the keys of the earlier words, cut off by rm_conf_split; hugepages= repeats */
+		for (int k = 0; k < i && strcmp(w[i].text, "hugepages"); k++)
+			if (!strcmp(w[k].text, w[i].text)) {
+				rm_conf_fail_shown(c, w[i].col, "given twice: '%s'", w[i].text);
 				rc = -1;
+				break;
 			}
-		}
 		if (rc)
 			break;
+		if (!o)
+			continue; /* cpus=: reserve's operand, after the options */
 		if (!o->arg) {
 			if (strcmp(value, "yes") && strcmp(value, "no")) {
 				rm_conf_fail(c, 0, vcol, xasprintf("invalid %s (yes or no): '%s'",
@@ -362,11 +359,6 @@ static void done_add(struct conf_done **d, size_t *n, const struct conf_line *l,
 	(*d)[(*n)++] = (struct conf_done){ l, name ? xstrdup(name) : NULL, action };
 }
 
-static const char *record_conf(const struct rm_record *r)
-{
-	return r ? rm_record_get(r, "conf") : NULL;
-}
-
 static long reserved_index(const struct pool *p)
 {
 	for (size_t i = 0; i < p->st.nrecords; i++)
@@ -386,7 +378,7 @@ static long reserved_index(const struct pool *p)
 static void converge(struct pool *p, struct conf *cf, struct conf_done **done, size_t *ndone)
 {
 	long ri = reserved_index(p);
-	const char *rconf = ri >= 0 ? record_conf(&p->st.records[ri]) : NULL;
+	const char *rconf = ri >= 0 ? rm_record_get(&p->st.records[ri], "conf") : NULL;
 	bool reserve_change = cf->reserve ? !rconf || strcmp(rconf, cf->reserve->digest) : !!rconf;
 	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
 
@@ -394,7 +386,7 @@ static void converge(struct pool *p, struct conf *cf, struct conf_done **done, s
 		cf->owners[i].todo = true;
 	for (size_t i = p->st.nrecords; i-- > 0;) {
 		const struct rm_record *r = &p->st.records[i];
-		const char *name = rm_record_get(r, "owner"), *c = record_conf(r);
+		const char *name = rm_record_get(r, "owner"), *c = rm_record_get(r, "conf");
 		struct conf_line *l = NULL;
 
 		if (strcmp(rm_record_kind(r), "owner"))
@@ -411,8 +403,6 @@ static void converge(struct pool *p, struct conf *cf, struct conf_done **done, s
 			else
 				l->existed = true;
 			pool_remove(p, i);
-		} else {
-			continue;
 		}
 	}
 	if (reserve_change && cf->reserve) {

@@ -233,21 +233,6 @@ int st_limit_check(const struct rm_io *io, const char *owner, const struct rm_io
 	return 0;
 }
 
-/* R without its conf= field: a limit set by hand is no longer the file's. */
-static void rec_unmark(struct rm_record *r)
-{
-	struct rm_record out = { 0 };
-
-	if (!rm_record_get(r, "conf"))
-		return;
-	for (size_t i = 0; i < r->nfields; i++)
-		if (strcmp(r->fields[i].key, "conf"))
-			rm_record_set(&out, r->fields[i].key, r->fields[i].value);
-	out.line = r->line;
-	rm_record_free(r);
-	*r = out;
-}
-
 struct limit_args {
 	struct st_limit_args l;
 	bool dry_run;
@@ -369,7 +354,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 		}
 		rm_record_set(&st.records[i], "devno", devno);
 		rec_set_limit(&st.records[i], &want);
-		rec_unmark(&st.records[i]);
+		rm_record_unset(&st.records[i], "conf"); /* set by hand: no longer the file's */
 	}
 	if (rm_state_commit(&st) < 0) {
 		msg = xasprintf("cannot write the state: %s", strerror(errno));
