@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "atomicfile.h"
+#include "exitcodes.h"
 #include "lock.h"
 #include "msg.h"
 #include "owner.h"
@@ -52,6 +53,7 @@ static int open_dir(struct rm_state *st, char **errmsg)
 	if (st->dirfd < 0) {
 		if (errno == ELOOP || errno == ENOTDIR) {
 			*errmsg = xasprintf("state directory is not a directory: '%s'", st->dir);
+			st->error = RM_STATE_EUNSAFE;
 			return -1;
 		}
 		goto sys;
@@ -61,12 +63,14 @@ static int open_dir(struct rm_state *st, char **errmsg)
 	if ((sb.st_uid != 0 && sb.st_uid != geteuid()) || (sb.st_mode & 022)) {
 		*errmsg = xasprintf("unsafe state directory (must be owned by root or you, and not "
 				    "writable by others): '%s'", st->dir);
+		st->error = RM_STATE_EUNSAFE;
 		errno = EPERM;
 		return -1;
 	}
 	return 0;
 sys:
 	*errmsg = xasprintf("cannot use state directory '%s': %s", st->dir, strerror(errno));
+	st->error = errno == EACCES || errno == EPERM ? RM_STATE_EACCESS : RM_STATE_ESYSTEM;
 	return -1;
 }
 
@@ -94,7 +98,6 @@ static int parse_state(struct rm_state *st, char *text, size_t len, char **errms
 	struct rm_record hdr = { 0 };
 	const char *v;
 	unsigned long long count, sum, version;
-	struct rm_owner_state os;
 	unsigned lineno = 1;
 	int rc = -1;
 
@@ -104,6 +107,7 @@ static int parse_state(struct rm_state *st, char *text, size_t len, char **errms
 	}
 	*nl = '\0';
 	body = nl + 1;
+	st->error = RM_STATE_EFOREIGN;
 	if (rm_record_parse_line(text, 1, &hdr, &msg) < 0 ||
 	    strcmp(rm_record_kind(&hdr), "rmtools_state")) {
 		*errmsg = xasprintf("not an rmtools state file: '%s'", st->path);
@@ -114,6 +118,7 @@ static int parse_state(struct rm_state *st, char *text, size_t len, char **errms
 				    hdr.fields[0].value, st->name);
 		goto out;
 	}
+	st->error = RM_STATE_ECORRUPT;
 	if (!(v = rm_record_get(&hdr, "version")) || !strict_number(v, false, &version)) {
 		*errmsg = xasprintf("corrupt state file '%s': line 1: bad version: '%s'", st->path,
 				    v ? v : "");
@@ -122,6 +127,7 @@ static int parse_state(struct rm_state *st, char *text, size_t len, char **errms
 	if (version != RM_STATE_VERSION) {
 		*errmsg = xasprintf("state file '%s' has version %s; this rmtools reads version %d",
 				    st->path, v, RM_STATE_VERSION);
+		st->error = RM_STATE_EFOREIGN;
 		goto out;
 	}
 	if (!(v = rm_record_get(&hdr, "checksum")) || !strict_number(v, true, &sum) ||
@@ -154,11 +160,12 @@ static int parse_state(struct rm_state *st, char *text, size_t len, char **errms
 				    st->path, st->nrecords, count);
 		goto out;
 	}
-	/* the content: records of known kinds, valid owners, nothing held twice */
-	if (rm_owner_state_parse(&os, st->name, (unsigned)version, st->path, st->records,
+	/* the content: records of known kinds, valid owners, nothing held twice, typed once */
+	rm_owner_state_free(&st->owners);
+	if (rm_owner_state_parse(&st->owners, st->name, (unsigned)version, st->path, st->records,
 				 st->nrecords, errmsg) < 0)
 		goto out;
-	rm_owner_state_free(&os);
+	st->error = RM_STATE_OK;
 	rc = 0;
 out:
 	free(msg);
@@ -166,7 +173,8 @@ out:
 	return rc;
 }
 
-static int read_file(int fd, char **text, size_t *len)
+/* Read FD whole, at most MAX bytes: -1 with errno EFBIG past them. */
+static int read_file(int fd, size_t max, char **text, size_t *len)
 {
 	size_t cap = 4096;
 	ssize_t n;
@@ -180,6 +188,10 @@ static int read_file(int fd, char **text, size_t *len)
 			return -1;
 		}
 		*len += n;
+		if (*len > max) {
+			errno = EFBIG;
+			return -1;
+		}
 		if (*len + 1 >= cap)
 			*text = xrealloc(*text, cap *= 2);
 	}
@@ -200,8 +212,12 @@ int rm_state_open(struct rm_state *st, const char *name, enum rm_state_mode mode
 	st->name = xstrdup(name);
 	st->dir = xstrdup(rm_state_dir());
 	st->path = xasprintf("%s/%s.state", st->dir, name);
+	/* the empty state's typed view, replaced by the file's when there is one */
+	if (rm_owner_state_parse(&st->owners, name, RM_STATE_VERSION, st->path, NULL, 0, errmsg) < 0)
+		return -1;
 	if (mode == RM_STATE_READ && access(st->dir, F_OK) < 0 && errno == ENOENT)
 		return 0; /* never written: the empty state */
+	st->error = RM_STATE_ESYSTEM;
 	if (open_dir(st, errmsg) < 0)
 		return -1;
 
@@ -215,8 +231,11 @@ int rm_state_open(struct rm_state *st, const char *name, enum rm_state_mode mode
 	if (st->lockfd < 0) {
 		/* Reading without the lock: none was ever made, or it is root's (mode 0600) and we
 		 * are not. The file is only ever replaced by a rename, so what is read is whole. */
-		if (mode != RM_STATE_READ || (errno != ENOENT && errno != EACCES))
+		if (mode != RM_STATE_READ || (errno != ENOENT && errno != EACCES)) {
+			if (errno == EACCES || errno == EPERM)
+				st->error = RM_STATE_EACCESS;
 			return -1;
+		}
 		free(*errmsg);
 		*errmsg = NULL;
 	}
@@ -228,6 +247,8 @@ int rm_state_open(struct rm_state *st, const char *name, enum rm_state_mode mode
 			return 0;
 		*errmsg = errno == ELOOP ? xasprintf("cannot read '%s': it is a symlink", st->path)
 					 : xasprintf("cannot read '%s': %s", st->path, strerror(errno));
+		st->error = errno == ELOOP ? RM_STATE_EUNSAFE : errno == EACCES ? RM_STATE_EACCESS :
+			    RM_STATE_ESYSTEM;
 		return -1;
 	}
 	if (fstat(fd, &sb) < 0)
@@ -239,11 +260,21 @@ int rm_state_open(struct rm_state *st, const char *name, enum rm_state_mode mode
 							 : "cannot read '%s': it belongs to another user",
 				    st->path);
 		close(fd);
+		st->error = RM_STATE_EUNSAFE;
 		errno = EINVAL;
 		return -1;
 	}
-	if (read_file(fd, &text, &len) < 0) {
-		*errmsg = xasprintf("cannot read '%s': %s", st->path, strerror(errno));
+	/* the size first: a huge file is refused before it is read */
+	if ((uint64_t)sb.st_size > RM_STATE_MAX_BYTES ||
+	    read_file(fd, RM_STATE_MAX_BYTES, &text, &len) < 0) {
+		if ((uint64_t)sb.st_size > RM_STATE_MAX_BYTES || errno == EFBIG) {
+			*errmsg = xasprintf("corrupt state file '%s': larger than %u MiB", st->path,
+					    RM_STATE_MAX_BYTES >> 20);
+			st->error = RM_STATE_ECORRUPT;
+			errno = EINVAL;
+		} else {
+			*errmsg = xasprintf("cannot read '%s': %s", st->path, strerror(errno));
+		}
 		close(fd);
 		free(text);
 		return -1;
@@ -256,6 +287,24 @@ int rm_state_open(struct rm_state *st, const char *name, enum rm_state_mode mode
 	}
 	free(text);
 	return 0;
+}
+
+void rm_state_open_or_exit(struct rm_state *st, const char *name, enum rm_state_mode mode,
+			   const char *page, const char *changing)
+{
+	enum rm_state_error e;
+	char *msg = NULL;
+
+	if (rm_state_open(st, name, mode, &msg) == 0)
+		return;
+	e = st->error;
+	rm_state_close(st);
+	if (e == RM_STATE_EACCESS && mode == RM_STATE_WRITE && geteuid() != 0 && changing)
+		rm_errx(RM_EXIT_FAILURE, "%s; %s needs root", msg, changing);
+	if (e == RM_STATE_ECORRUPT)
+		rm_errx(RM_EXIT_FAILURE, "%s; restore it from a backup, or move it away to start "
+			"empty%s%s%s", msg, page ? " (" : "", page ? page : "", page ? ", STATE)" : "");
+	rm_errx(RM_EXIT_FAILURE, "%s", msg);
 }
 
 /*
@@ -325,6 +374,7 @@ void rm_state_close(struct rm_state *st)
 {
 	int saved = errno;
 
+	rm_owner_state_free(&st->owners);
 	for (size_t i = 0; i < st->nrecords; i++)
 		rm_record_free(&st->records[i]);
 	free(st->records);
@@ -338,6 +388,21 @@ void rm_state_close(struct rm_state *st)
 	memset(st, 0, sizeof(*st));
 	st->lockfd = st->dirfd = -1;
 	errno = saved;
+}
+
+int rm_state_retype(struct rm_state *st, char **errmsg)
+{
+	rm_owner_state_free(&st->owners);
+	return rm_owner_state_parse(&st->owners, st->name, RM_STATE_VERSION, st->path, st->records,
+				    st->nrecords, errmsg);
+}
+
+long rm_state_find_kind(const struct rm_state *st, const char *kind)
+{
+	for (size_t i = 0; i < st->nrecords; i++)
+		if (st->records[i].nfields && !strcmp(st->records[i].fields[0].key, kind))
+			return (long)i;
+	return -1;
 }
 
 long rm_state_find(const struct rm_state *st, const char *kind, const char *id)

@@ -18,10 +18,10 @@ load contract/helper
 }
 
 @test "show: owners of the states without a cgroup have unknown values" {
-	printf 'owner=batch cpus=6 pid=-\n' >"$BATS_TEST_TMPDIR/records"
+	printf 'topology=0badcafe cpus=0-7\nowner=batch cpus=6 pid=-\n' >"$BATS_TEST_TMPDIR/records"
 	cat >"$RM_STATE_DIR/cpuset.state" <<-END
-	rmtools_state=cpuset version=1 records=1 checksum=$(python3 -c 'import sys,zlib;print("%08x"%zlib.crc32(open(sys.argv[1],"rb").read()))' "$BATS_TEST_TMPDIR/records")
-	owner=batch cpus=6 pid=-
+	rmtools_state=cpuset version=1 records=2 checksum=$(python3 -c 'import sys,zlib;print("%08x"%zlib.crc32(open(sys.argv[1],"rb").read()))' "$BATS_TEST_TMPDIR/records")
+	$(cat "$BATS_TEST_TMPDIR/records")
 	END
 	run -0 rm-qos show --interval 10ms -o owner,kind,cpu_used,memory_current
 	[ "$status" -eq 0 ] || fail "$output"

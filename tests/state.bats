@@ -410,6 +410,7 @@ refused() {
 	run -3 "$ts" owner-cpus web
 	assert_output ''
 	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-15 nodes=0 online=0-15
 	owner=web cpus=0-3,8 mems=0
 	owner=db cpus=4 mems=0 l3_ways=- l3_exclusive=no l3_masks=- mem_bandwidth=50% mb=0:50
 	EOF
@@ -422,6 +423,115 @@ refused() {
 	raw cpuset <<<'owner=web cpus=0 pid=x'
 	run -1 "$ts" owner-cpus web
 	assert_output "test-state: corrupt state file '$RM_STATE_DIR/cpuset.state': line 2: bad 'pid' field: 'x'"
+}
+
+@test "state: impossible content with a valid checksum is refused, with the line" {
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	owner=web cpus=2-5 count=4
+	EOF
+	refused cpuset "line 3: CPUs 4-5 of owner 'web' are not in the topology record"
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	reserved=0-1 strict=yes
+	owner=web cpus=1-2 count=2
+	EOF
+	refused cpuset "line 4: CPUs 1 of owner 'web' are reserved"
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	reserved=0 strict=no
+	owner=web cpus=0 count=1
+	EOF
+	refused cpuset "line 4: CPUs 0 of owner 'web' are reserved"
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	reserved=3-4 strict=no
+	EOF
+	refused cpuset "line 3: CPUs 4 of the reserved pool are not in the topology record"
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	owner=shared cpus=1 count=1
+	EOF
+	refused cpuset "line 3: invalid owner name: 'shared'"
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	owner=web cpus="" count=0
+	EOF
+	refused cpuset "line 3: owner 'web' holds no CPU"
+	raw cpuset <<<'owner=web cpus=1 count=1'
+	refused cpuset "no 'topology' record, which every state with owners has"
+	raw cpuset <<<'reserved=1 strict=no'
+	refused cpuset "no 'topology' record, which every state with reserved CPUs has"
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	owner=web cpus=1-2 count=3
+	EOF
+	refused cpuset "line 3: owner 'web' has count=3 but 2 CPUs"
+	# rm-cpuset acts on none of them
+	run -1 rm-cpuset --topology "core:4 pu:1" release web
+	assert_output --partial "restore it from a backup"
+	cmp "$RM_STATE_DIR/cpuset.state" "$BATS_TEST_TMPDIR/before"
+}
+
+@test "state: rm-storage's records are checked too: owners, disks, numbers" {
+	raw storage <<<'limit=../../../../victim/iov disk=sda devno=8:0 read_bps=1048576'
+	refused storage "line 2: invalid owner name: '../../../../victim/iov'"
+	raw storage <<<'limit=web disk=../sda devno=8:0'
+	refused storage "line 2: bad 'disk' field: '../sda'"
+	raw storage <<<'limit=web disk=sda devno=8'
+	refused storage "line 2: bad 'devno' field: '8'"
+	raw storage <<<'limit=web disk=sda devno=8:0 write_iops=lots'
+	refused storage "line 2: bad 'write_iops' field: 'lots'"
+	raw storage <<-'EOF'
+	limit=web disk=sda devno=8:0 read_bps=1
+	limit=web disk=sda devno=8:0 read_bps=2
+	EOF
+	refused storage "line 3: owner 'web' on disk 'sda' is also on line 2"
+	raw storage <<<'quota=srv/data fs=/srv device=sda project=1 size=1'
+	refused storage "line 2: bad quota directory: 'srv/data'"
+	raw storage <<<'quota=/srv/../etc fs=/srv device=sda project=1 size=1'
+	refused storage "line 2: bad quota directory: '/srv/../etc'"
+	raw storage <<<'quota=/srv/data fs=/srv device=sda size=1'
+	refused storage "line 2: no 'project' field"
+	raw storage <<<'unknown=1'
+	refused storage "line 2: unknown record: 'unknown'"
+	# rm-storage refuses to show or act on it, and says what to do
+	raw storage <<<'limit=../../../../victim/iov disk=sda devno=8:0 read_bps=1048576'
+	run -1 rm-storage show
+	assert_output "rm-storage: corrupt state file '$RM_STATE_DIR/storage.state': line 2: invalid owner name: '../../../../victim/iov'; restore it from a backup, or move it away to start empty (rm-storage(1), STATE)"
+	# a well-formed one passes
+	raw storage <<-'EOF'
+	limit=web disk=nvme0n1 devno=259:0 read_bps=1048576 write_bps=- read_iops=- write_iops=- weight=- latency_target=- conf=0a1b2c3d
+	quota=/srv/data fs=/srv device=/dev/sda1 project=10 size=1073741824 inodes=- owner=web
+	EOF
+	run -0 "$ts" storage count
+	assert_output 2
+}
+
+@test "state: a state larger than the limit is refused before it is read" {
+	mkdir -p -m 0755 "$RM_STATE_DIR"
+	truncate -s 300M "$RM_STATE_DIR/cpuset.state"
+	run -1 "$ts" cpuset list
+	assert_output "test-state: corrupt state file '$RM_STATE_DIR/cpuset.state': larger than 16 MiB"
+	run -1 rm-cpuset --topology "core:4 pu:1" list
+	assert_output --partial "larger than 16 MiB; restore it from a backup"
+	rm -f "$RM_STATE_DIR/cpuset.state"
+}
+
+@test "state: failures carry their kind: a non-root writer is told it needs root, a corrupt file how to recover" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (runuser)"
+	chmod 0755 "$BATS_TEST_TMPDIR"
+	mkdir -p -m 0755 "$RM_STATE_DIR"
+	rm-cpuset --topology "core:4 pu:1" --no-cgroups alloc --count 1 --owner web >/dev/null
+	run runuser -u nobody -- env RM_STATE_DIR="$RM_STATE_DIR" rm-cpuset --topology "core:4 pu:1" \
+		--no-cgroups release web
+	assert_failure 1
+	assert_output --regexp '; changing allocations needs root$'
+	# an unsafe directory is not a question of root: no hint
+	chmod 0777 "$RM_STATE_DIR"
+	run -1 rm-cpuset --topology "core:4 pu:1" list
+	assert_output "rm-cpuset: unsafe state directory (must be owned by root or you, and not writable by others): '$RM_STATE_DIR'"
+	chmod 0755 "$RM_STATE_DIR"
 }
 
 # ---- atomic replacement ----

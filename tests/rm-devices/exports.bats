@@ -96,7 +96,7 @@ cdi_valid_upstream() {
 	cdi_valid_upstream <<<"$output"
 	# with an owner's device and its resctrl group (intelRdt)
 	run -0 gpu alloc --type gpu --count 2 --owner train
-	"$RM_BUILDDIR/tests/unit/test-state" raw cpuset <<<'owner=train cpus=0-3 mems=0 l3_ways=4 l3_exclusive=yes l3_masks=0:f00 mem_bandwidth=- mb=-'
+	"$RM_BUILDDIR/tests/unit/test-state" raw cpuset <<<$'topology=0badcafe cpus=0-7\nowner=train cpus=0-3 mems=0 l3_ways=4 l3_exclusive=yes l3_masks=0:f00 mem_bandwidth=- mb=-'
 	run -0 bash -c "rm-devices --sysroot '$GPU' export cdi | jq -e '.devices[-1].containerEdits.intelRdt.closID == \"rmtools.train\"'"
 	gpu export cdi | cdi_valid_upstream
 	# the check has teeth: a path that is no string fails
@@ -109,6 +109,7 @@ cdi_valid_upstream() {
 	run -0 gpu alloc --type gpu --count 1 --owner infer
 	# rm-cpuset gave train L3 ways: its owner record has a resctrl group
 	"$RM_BUILDDIR/tests/unit/test-state" raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-7
 	owner=train cpus=0-3 mems=0 l3_ways=4 l3_exclusive=yes l3_masks=0:f00 mem_bandwidth=- mb=-
 	owner=infer cpus=4-5 mems=0
 	EOF

@@ -92,18 +92,6 @@ static void set_field(struct rm_record *r, const char *key, hwloc_const_bitmap_t
 	free(s);
 }
 
-/* A set field of a state record; a bad one means the file was edited by hand. */
-static void get_set(const struct pool *p, const struct rm_record *r, const char *key,
-		    hwloc_bitmap_t set)
-{
-	const char *v = rm_record_get(r, key);
-	char *msg = NULL;
-
-	if (!v || rm_cpulist_parse(v, set, &msg))
-		rm_errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: bad '%s' field%s%s", p->st.path,
-		     r->line + 1, key, msg ? ": " : "", msg ? msg : "");
-}
-
 void pool_owner_cpus(const struct rm_record *r, hwloc_bitmap_t cpus)
 {
 	const char *v = rm_record_get(r, "cpus");
@@ -124,34 +112,29 @@ long pool_find(const struct pool *p, const char *owner)
 	return rm_state_find(&p->st, "owner", owner);
 }
 
-/* Recompute reserved, strict and exclusive from the records, refusing malformed ones. */
-static void pool_scan(struct pool *p)
+static void set_topology_record(struct pool *p);
+
+/*
+ * Reserved, strict and exclusive from the state's typed view (owner.h): as read, or with
+ * CHANGED, typed again from the records as changed (with the topology record every state holding
+ * owners has; the commit writes it anyway). A change that makes impossible content exits 1.
+ */
+static void pool_scan(struct pool *p, bool changed)
 {
-	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	const struct rm_owner_state *os = &p->st.owners;
+	char *msg = NULL;
 
-	hwloc_bitmap_zero(p->reserved);
-	hwloc_bitmap_zero(p->exclusive);
-	p->strict = false;
-	for (size_t i = 0; i < p->st.nrecords; i++) {
-		const struct rm_record *r = &p->st.records[i];
-		const char *kind = rm_record_kind(r);
-
-		if (!strcmp(kind, "reserved")) {
-			get_set(p, r, "reserved", p->reserved);
-			p->strict = !strcmp(rm_record_get(r, "strict") ?: "no", "yes");
-		} else if (!strcmp(kind, "owner")) {
-			get_set(p, r, "cpus", set);
-			if (hwloc_bitmap_intersects(set, p->exclusive))
-				rm_errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: CPUs of owner "
-				     "'%s' are also another owner's", p->st.path, r->line + 1,
-				     rm_record_get(r, "owner"));
-			hwloc_bitmap_or(p->exclusive, p->exclusive, set);
-		} else if (strcmp(kind, "topology")) {
-			rm_errx(RM_EXIT_FAILURE, "corrupt state %s: line %u: unknown record '%s'",
-			     p->st.path, r->line + 1, kind);
-		}
+	if (changed) {
+		if (rm_state_find_kind(&p->st, "topology") < 0)
+			set_topology_record(p);
+		if (rm_state_retype(&p->st, &msg) < 0)
+			rm_errx(RM_EXIT_FAILURE, "%s", msg);
 	}
-	hwloc_bitmap_free(set);
+	hwloc_bitmap_copy(p->reserved, os->reserved);
+	p->strict = os->strict;
+	hwloc_bitmap_zero(p->exclusive);
+	for (size_t i = 0; i < os->nowners; i++)
+		hwloc_bitmap_or(p->exclusive, p->exclusive, os->owners[i].cpus);
 }
 
 static void copy_records(struct rm_record **dst, size_t *n, const struct rm_record *src,
@@ -228,17 +211,10 @@ void pool_open_topo(struct pool *p, struct rm_common *c, unsigned flags, struct 
 		}
 	}
 
-	if (rm_state_open(&p->st, CPUSET_STATE, flags & POOL_WRITE ? RM_STATE_WRITE : RM_STATE_READ,
-			  &msg)) {
-		rm_state_close(&p->st);
-		if (flags & POOL_WRITE && errno == EACCES && geteuid() != 0)
-			rm_errx(RM_EXIT_FAILURE, "%s; changing allocations needs root", msg);
-		if (!strncmp(msg, "corrupt ", 8))
-			rm_errx(RM_EXIT_FAILURE, "%s; restore it from a backup, or move it away to "
-			     "start empty (rm-cpuset(1), STATE)", msg);
-		rm_errx(RM_EXIT_FAILURE, "%s", msg);
-	}
-	pool_scan(p);
+	rm_state_open_or_exit(&p->st, CPUSET_STATE,
+			      flags & POOL_WRITE ? RM_STATE_WRITE : RM_STATE_READ, "rm-cpuset(1)",
+			      "changing allocations");
+	pool_scan(p, false);
 	copy_records(&p->before, &p->nbefore, p->st.records, p->st.nrecords);
 	if (!(flags & POOL_ANY_TOPOLOGY))
 		pool_check_topology(p);
@@ -262,46 +238,26 @@ void pool_close(struct pool *p)
 	rm_topo_free(p->t);
 }
 
-/* The topology record's online field; a record without one was written with all its CPUs online. */
-static void record_online(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t set)
-{
-	get_set(p, r, rm_record_get(r, "online") ? "online" : "cpus", set);
-}
-
 void pool_check_topology(struct pool *p)
 {
-	hwloc_bitmap_t was, online, gone, added;
-	const struct rm_record *r = NULL;
-	bool same_online;
+	const struct rm_owner_state *os = &p->st.owners;
+	hwloc_const_bitmap_t was = os->topo_cpus;
+	hwloc_bitmap_t gone, added;
 	char *g, *a;
 
-	for (size_t i = 0; i < p->st.nrecords && !r; i++)
-		if (!strcmp(rm_record_kind(&p->st.records[i]), "topology"))
-			r = &p->st.records[i];
-	if (!r || !strcmp(rm_record_get(r, "topology"), p->digest))
+	if (!os->topology || !strcmp(os->topology, p->digest))
 		return; /* a new state, or the same CPUs */
-	was = hwloc_bitmap_alloc();
-	online = hwloc_bitmap_alloc();
-	gone = hwloc_bitmap_alloc();
-	added = hwloc_bitmap_alloc();
-	get_set(p, r, "cpus", was);
-	record_online(p, r, online);
-	same_online = hwloc_bitmap_isequal(online, p->all);
-	hwloc_bitmap_free(online);
 	/* The same present CPUs with others online: CPUs went offline or came back, which
 	 * changes no allocation. The digest only tells the rest apart while the same CPUs are
 	 * online. */
-	if (hwloc_bitmap_isequal(was, p->present) && !same_online) {
-		hwloc_bitmap_free(was);
-		hwloc_bitmap_free(gone);
-		hwloc_bitmap_free(added);
+	if (hwloc_bitmap_isequal(was, p->present) && !hwloc_bitmap_isequal(os->topo_online, p->all))
 		return;
-	}
+	gone = hwloc_bitmap_alloc();
+	added = hwloc_bitmap_alloc();
 	hwloc_bitmap_andnot(gone, was, p->present);
 	hwloc_bitmap_andnot(added, p->present, was);
 	g = rm_cpulist_format(gone);
 	a = rm_cpulist_format(added);
-	hwloc_bitmap_free(was);
 	hwloc_bitmap_free(gone);
 	hwloc_bitmap_free(added);
 	rm_warnx("the CPUs changed since the state %s was made (%s%s%s%s%s%s%s%s); "
@@ -409,7 +365,7 @@ void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus,
 	if (add_mems && !hwloc_bitmap_iszero(add_mems))
 		set_field(&r, "add_mems", add_mems);
 	rm_state_add(&p->st, &r);
-	hwloc_bitmap_or(p->exclusive, p->exclusive, cpus);
+	pool_scan(p, true);
 	hwloc_bitmap_free(mems);
 }
 
@@ -431,7 +387,7 @@ void pool_set_mems(struct pool *p, size_t index, hwloc_const_bitmap_t cpus)
 void pool_remove(struct pool *p, size_t index)
 {
 	rm_state_remove(&p->st, index);
-	pool_scan(p);
+	pool_scan(p, true);
 }
 
 void pool_set_reserved(struct pool *p, hwloc_const_bitmap_t cpus, bool strict)
@@ -469,7 +425,7 @@ void pool_set_reserved_all(struct pool *p, hwloc_const_bitmap_t cpus, bool stric
 			rm_record_set(&r, "memory", memory);
 		rm_state_add(&p->st, &r);
 	}
-	pool_scan(p);
+	pool_scan(p, true);
 }
 
 /* Keep the records in their documented order: topology, reserved, owners. */

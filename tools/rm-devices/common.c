@@ -201,21 +201,10 @@ void check_owner(const char *owner)
 
 void dstate_open(struct rm_state *st, bool write)
 {
-	char *msg = NULL;
-
-	if (rm_state_open(st, DEVICES_STATE, write ? RM_STATE_WRITE : RM_STATE_READ, &msg)) {
-		int saved = errno;
-
-		rm_state_close(st);
-		rm_warnx("%s%s", msg,
-			write && saved == EACCES && geteuid() != 0 ? "; changing allocations needs root" :
-			!strncmp(msg, "corrupt ", 8) ? "; restore it from a backup, or move it away to "
-						       "start empty (rm-devices(1), STATE)" : "");
-		free(msg);
-		exit(RM_EXIT_FAILURE);
-	}
 	/* every record is a device allocation of a valid owner, each device held once: the state
 	 * module has the owner layer check that (owner.h) */
+	rm_state_open_or_exit(st, DEVICES_STATE, write ? RM_STATE_WRITE : RM_STATE_READ,
+			      "rm-devices(1)", "changing allocations");
 }
 
 bool dstate_has_owner(const struct rm_state *st, const char *owner)

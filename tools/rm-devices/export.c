@@ -363,7 +363,7 @@ static struct cdi_owner *cdi_owners(const struct export *x, char *const *names, 
 				own[k].n = 0;
 			}
 		if (rm_owner_cpus(own[k].name, cpus, &rdt, &msg) < 0)
-			rm_err(RM_EXIT_FAILURE, "%s", msg);
+			rm_errx(RM_EXIT_FAILURE, "%s", msg);
 		if (rdt)
 			own[k].rdt = xasprintf("%s%s", RM_RESCTRL_PREFIX, own[k].name);
 	}

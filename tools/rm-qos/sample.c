@@ -55,22 +55,18 @@ static void add_name(char ***names, size_t *n, const char *name)
 	(*names)[(*n)++] = xstrdup(name);
 }
 
-/* The owners a tool's state STATE names in the field "owner" of its records. */
-static void state_owners(const char *state, char ***names, size_t *n)
+/* The owners rm-cpuset's and rm-devices' states name, as the owner layer typed them. */
+static void state_owners(char ***names, size_t *n)
 {
 	struct rm_state st;
-	char *msg = NULL;
 
-	if (rm_state_open(&st, state, RM_STATE_READ, &msg) < 0) {
-		rm_state_close(&st);
-		rm_errx(RM_EXIT_FAILURE, "%s", msg);
-	}
-	for (size_t i = 0; i < st.nrecords; i++) {
-		const char *o = rm_record_get(&st.records[i], "owner");
-
-		if (o && rm_name_valid(o))
-			add_name(names, n, o);
-	}
+	rm_state_open_or_exit(&st, RM_OWNER_STATE_CPUSET, RM_STATE_READ, "rm-cpuset(1)", NULL);
+	for (size_t i = 0; i < st.owners.nowners; i++)
+		add_name(names, n, st.owners.owners[i].name);
+	rm_state_close(&st);
+	rm_state_open_or_exit(&st, RM_OWNER_STATE_DEVICES, RM_STATE_READ, "rm-devices(1)", NULL);
+	for (size_t i = 0; i < st.owners.ndevices; i++)
+		add_name(names, n, st.owners.devices[i].owner);
 	rm_state_close(&st);
 }
 
@@ -127,8 +123,7 @@ void targets_find(struct targets *ts, char **owners, int nowners)
 			else if (rm_name_valid(kids[i]))
 				add_name(&names, &n, kids[i]);
 		}
-		state_owners(RM_OWNER_STATE_CPUSET, &names, &n);
-		state_owners(RM_OWNER_STATE_DEVICES, &names, &n);
+		state_owners(&names, &n);
 		qsort(names, n, sizeof(*names), name_cmp);
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -117,18 +117,7 @@ int st_disk(const char *sysroot, const char *arg, char **name, char **devno, cha
 
 void st_open(struct rm_state *st, enum rm_state_mode mode)
 {
-	char *msg = NULL;
-
-	if (rm_state_open(st, ST_STATE, mode, &msg) < 0) {
-		bool perm = (errno == EACCES || errno == EPERM) && mode == RM_STATE_WRITE;
-
-		rm_state_close(st);
-		if (perm) {
-			free(msg);
-			rm_errx(RM_EXIT_FAILURE, "changing limits and quotas needs root");
-		}
-		rm_errx(RM_EXIT_FAILURE, "%s", msg);
-	}
+	rm_state_open_or_exit(st, ST_STATE, mode, "rm-storage(1)", "changing limits and quotas");
 }
 
 void st_commit(struct rm_state *st)

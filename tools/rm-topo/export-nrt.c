@@ -101,38 +101,31 @@ struct nrt_mem {
 	bool have;
 };
 
-/* rm-cpuset's state: its reserved CPUs and owners, and with MEM->have the memory reservations.
- * A missing state directory is empty. */
-static void read_cpuset_state(struct rm_owner_state *os, struct nrt_mem *mem)
+/* rm-cpuset's state into ST (its reserved CPUs and owners typed), and with MEM->have the memory
+ * reservations. A missing state directory is empty. */
+static void read_cpuset_state(struct rm_state *st, struct nrt_mem *mem)
 {
-	struct rm_state st;
 	char *msg = NULL;
 	size_t bad;
 
-	if (rm_state_open(&st, RM_OWNER_STATE_CPUSET, RM_STATE_READ, &msg) < 0 ||
-	    rm_owner_state_parse(os, RM_OWNER_STATE_CPUSET, RM_STATE_VERSION, st.path, st.records,
-				 st.nrecords, &msg) < 0) {
-		rm_state_close(&st);
-		rm_errx(RM_EXIT_FAILURE, "%s", msg);
-	}
+	rm_state_open_or_exit(st, RM_OWNER_STATE_CPUSET, RM_STATE_READ, "rm-cpuset(1)", NULL);
 	if (mem->have) {
 		size_t n = mem->mm.nres * mem->mm.nn;
-		int rc = rm_memmgr_account_state(&mem->mm, st.records, st.nrecords,
+		int rc = rm_memmgr_account_state(&mem->mm, st->records, st->nrecords,
 						 RM_MEMMGR_SYSTEM, &bad, &msg);
 
 		mem->system = xcalloc(n ? n : 1, sizeof(*mem->system));
 		if (rc == 0)
 			memcpy(mem->system, mem->mm.used, n * sizeof(*mem->system));
-		if (rc < 0 || rm_memmgr_account_state(&mem->mm, st.records, st.nrecords,
+		if (rc < 0 || rm_memmgr_account_state(&mem->mm, st->records, st->nrecords,
 						      RM_MEMMGR_OWNERS, &bad, &msg) < 0) {
-			char *m = xasprintf("corrupt state file '%s': line %u: %s", st.path,
-					    st.records[bad].line + 1, msg);
+			char *m = xasprintf("corrupt state file '%s': line %u: %s", st->path,
+					    st->records[bad].line + 1, msg);
 
-			rm_state_close(&st);
+			rm_state_close(st);
 			rm_errx(RM_EXIT_FAILURE, "%s", m);
 		}
 	}
-	rm_state_close(&st);
 }
 
 /* Resource RES of NODE from CAPACITY: allocatable less the system reserve, available less the
@@ -215,7 +208,6 @@ struct nrt_devs {
 
 static void read_devices(struct nrt_devs *d, const char *sysroot)
 {
-	struct rm_owner_state os;
 	struct rm_state st;
 	char *msg = NULL;
 
@@ -224,19 +216,13 @@ static void read_devices(struct nrt_devs *d, const char *sysroot)
 	d->have = true;
 	d->held = xcalloc(d->devs.n + 1, sizeof(*d->held));
 	d->placed = xcalloc(d->devs.n + 1, sizeof(*d->placed));
-	if (rm_state_open(&st, RM_OWNER_STATE_DEVICES, RM_STATE_READ, &msg) < 0 ||
-	    rm_owner_state_parse(&os, RM_OWNER_STATE_DEVICES, RM_STATE_VERSION, st.path,
-				 st.records, st.nrecords, &msg) < 0) {
-		rm_state_close(&st);
-		rm_errx(RM_EXIT_FAILURE, "%s", msg);
-	}
-	for (size_t i = 0; i < os.ndevices; i++) {
-		struct rm_device *dev = rm_devices_find(&d->devs, os.devices[i].addr);
+	rm_state_open_or_exit(&st, RM_OWNER_STATE_DEVICES, RM_STATE_READ, "rm-devices(1)", NULL);
+	for (size_t i = 0; i < st.owners.ndevices; i++) {
+		struct rm_device *dev = rm_devices_find(&d->devs, st.owners.devices[i].addr);
 
 		if (dev)
 			d->held[dev - d->devs.dev] = true;
 	}
-	rm_owner_state_free(&os);
 	rm_state_close(&st);
 }
 
@@ -471,7 +457,7 @@ struct nrt *nrt_read(struct rm_topo *t, const struct nrt_opts *o)
 {
 	struct nrt *x = xcalloc(1, sizeof(*x));
 	const char *domain = o->vendor_domain ? o->vendor_domain : RM_DEVICES_VENDOR_DEFAULT;
-	struct rm_owner_state os;
+	struct rm_state st;
 	struct nrt_mem mem = { 0 };
 	struct nrt_devs devs = { 0 };
 	struct hwloc_distances_s *d;
@@ -490,7 +476,7 @@ struct nrt *nrt_read(struct rm_topo *t, const struct nrt_opts *o)
 		free(msg);
 		read_devices(&devs, rm_input_root(t->in));
 	}
-	read_cpuset_state(&os, &mem);
+	read_cpuset_state(&st, &mem);
 	d = rm_topo_numa_distances(t);
 	x->n = nodes_sorted(t, &nodes);
 	x->zones = xcalloc(x->n > 0 ? (size_t)x->n : 1, sizeof(*x->zones));
@@ -502,7 +488,7 @@ struct nrt *nrt_read(struct rm_topo *t, const struct nrt_opts *o)
 		z->cost = zone_costs(t, d, nodes, x->n, i);
 		/* a memory-only node has no cpu resource, as NFD leaves it out */
 		if (!hwloc_bitmap_iszero(cpus))
-			zone_cpu(z, cpus, &os);
+			zone_cpu(z, cpus, &st.owners);
 		zone_memory(z, nodes[i], &mem);
 		zone_hugepages(z, nodes[i], &mem);
 		if (devs.have)
@@ -520,7 +506,7 @@ struct nrt *nrt_read(struct rm_topo *t, const struct nrt_opts *o)
 	if (mem.have)
 		rm_memmgr_close(&mem.mm);
 	free(mem.system);
-	rm_owner_state_free(&os);
+	rm_state_close(&st);
 	return x;
 }
 
