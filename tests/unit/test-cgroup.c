@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cgroup.h"
+#include "cgroup-cpuset.h"
 #include "cpulist.h"
 #include "exitcodes.h"
 

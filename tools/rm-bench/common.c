@@ -76,7 +76,6 @@ void bench_open(struct bench *b, const struct rm_common *c)
 	if (rm_sysfs_read_set(NULL, "sys/devices/system/node/has_memory", b->mem_nodes) < 0)
 		hwloc_bitmap_copy(b->mem_nodes, b->nodes);
 	b->numa = numa_available() >= 0;
-	b->mon = bench_mon_open();
 }
 
 void bench_close(struct bench *b)
@@ -85,7 +84,6 @@ void bench_close(struct bench *b)
 	hwloc_bitmap_free(b->deflt);
 	hwloc_bitmap_free(b->nodes);
 	hwloc_bitmap_free(b->mem_nodes);
-	bench_mon_close(b->mon);
 	rm_topo_free(b->t);
 }
 
@@ -260,6 +258,15 @@ uint64_t bench_llc_size(const struct bench *b, hwloc_const_bitmap_t set)
 			break;
 	}
 	return total;
+}
+
+uint64_t mem_default_size(const struct bench *b, hwloc_const_bitmap_t cpus)
+{
+	uint64_t size = 4 * bench_llc_size(b, cpus), mib = 1 << 20;
+
+	if (size < 16 * mib)
+		size = 16 * mib;
+	return (size + mib - 1) / mib * mib;
 }
 
 uint64_t bench_cache_size(const struct bench *b, int cpu, int level)
@@ -552,52 +559,6 @@ void region_nodes(const struct region *r, hwloc_bitmap_t nodes)
 				  MPOL_F_NODE | MPOL_F_ADDR) == 0 && node >= 0)
 			hwloc_bitmap_set(nodes, (unsigned)node);
 	}
-}
-
-/* ---- what runs beside a measurement ---- */
-
-void beside_start(const struct bench *b, struct beside *x, hwloc_const_bitmap_t neighbour,
-		  int mem_node)
-{
-	memset(x, 0, sizeof(*x));
-	if (neighbour) {
-		neighbour_start(b, &x->nb, neighbour, mem_node);
-		x->running = true;
-	}
-	/* after the neighbour started: its threads are not counted with the measurement's */
-	if (bench_mon_begin(b->mon))
-		x->mon = b->mon;
-}
-
-void beside_sample(struct beside *x, int i)
-{
-	bench_mon_sample(x->mon, &x->at[i]);
-	if (x->running)
-		x->nb_bytes[i] = neighbour_bytes(&x->nb);
-}
-
-void beside_stop(const struct bench *b, struct beside *x)
-{
-	bench_mon_end(b->mon);
-	if (x->running)
-		neighbour_stop(&x->nb);
-}
-
-void beside_fields(struct rm_out *out, const struct beside *x, int rate_col, int occupancy_col,
-		   int total_col, int local_col)
-{
-	const struct mon_sample *a = &x->at[0], *z = &x->at[1];
-	double rate;
-
-	if (x->running && z->at > a->at)
-		rm_out_float(out, rate_col,
-			     (double)(x->nb_bytes[1] - x->nb_bytes[0]) / (double)(z->at - a->at), 2);
-	if (z->have[MON_OCCUPANCY])
-		rm_out_size(out, occupancy_col, z->value[MON_OCCUPANCY]);
-	if (total_col >= 0 && (rate = mon_rate(a, z, MON_TOTAL)) >= 0)
-		rm_out_float(out, total_col, rate, 2);
-	if (local_col >= 0 && (rate = mon_rate(a, z, MON_LOCAL)) >= 0)
-		rm_out_float(out, local_col, rate, 2);
 }
 
 /* ---- commands and records ---- */

@@ -224,10 +224,10 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 			o.ran_on = hwloc_bitmap_alloc();
 			o.mem_on = hwloc_bitmap_alloc();
 			/* a monitoring group each: no lines of the last chain are counted */
-			beside_start(b, &o.beside, p->neighbour, p->mem_node);
+			beside_start(b, &o.beside, p->mon, p->neighbour, p->mem_node);
 			bench_thread(&tid, lat_thread, &o);
 			pthread_join(tid, NULL);
-			beside_stop(b, &o.beside);
+			beside_stop(&o.beside);
 			if (o.error)
 				bench_fail(o.err, "%s", o.error);
 			if (o.why)
@@ -424,6 +424,7 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 		}
 	}
 
+	p.mon = bench_mon_open();
 	out = rm_out_new(&c->out, "lat", lat_cols, lat_ncols, NULL, true);
 	lat_measure(&b, &p, out);
 	rm_out_close(out);
@@ -431,6 +432,7 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 	free(a.sizes);
 	free(a.pages);
 	hwloc_bitmap_free(p.neighbour);
+	bench_mon_close(p.mon);
 	bench_close(&b);
 	return RM_EXIT_SUCCESS;
 }

@@ -66,15 +66,6 @@ const char *mem_isa(void)
 	return mem_kernels_get()->isa;
 }
 
-uint64_t mem_default_size(const struct bench *b, hwloc_const_bitmap_t cpus)
-{
-	uint64_t size = 4 * bench_llc_size(b, cpus), mib = 1 << 20;
-
-	if (size < 16 * mib)
-		size = 16 * mib;
-	return (size + mib - 1) / mib * mib;
-}
-
 /* What the threads of one measurement share. */
 struct mem_team {
 	const struct mem_params *p;
@@ -290,12 +281,12 @@ bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_ou
 	spin_barrier_init(&team.bar, (unsigned)team.nthreads);
 	atomic_init(&team.failed, 0);
 	team.first = &th[0];
-	beside_start(b, &team.beside, p->neighbour, p->mem_node);
+	beside_start(b, &team.beside, p->mon, p->neighbour, p->mem_node);
 	for (int i = 0; i < team.nthreads; i++)
 		bench_thread(&th[i].tid, mem_thread_main, &th[i]);
 	for (int i = 0; i < team.nthreads; i++)
 		pthread_join(th[i].tid, NULL);
-	beside_stop(b, &team.beside);
+	beside_stop(&team.beside);
 
 	failed = atomic_load(&team.failed);
 	for (int i = 0; i < team.nthreads && !why; i++)
@@ -537,6 +528,7 @@ int cmd_mem(int argc, char **argv, struct rm_common *c)
 	if (a.neighbour)
 		p.neighbour = neighbour_cpus(&b, a.neighbour, p.cpus);
 
+	p.mon = bench_mon_open();
 	out = rm_out_new(&c->out, "mem", mem_cols, mem_ncols, NULL, true);
 	if (a.matrix) {
 		hwloc_bitmap_t all = hwloc_bitmap_dup(p.cpus);
@@ -568,6 +560,7 @@ int cmd_mem(int argc, char **argv, struct rm_common *c)
 	rm_out_flush();
 	hwloc_bitmap_free(p.cpus);
 	hwloc_bitmap_free(p.neighbour);
+	bench_mon_close(p.mon);
 	bench_close(&b);
 	return RM_EXIT_SUCCESS;
 }

@@ -35,7 +35,6 @@ struct bench {
 	hwloc_bitmap_t mem_nodes; /* NUMA nodes with memory */
 	bool numa;                /* libnuma works: memory can be bound */
 	size_t page;              /* the base page size */
-	struct bench_mon *mon;    /* resctrl's counters */
 };
 
 /* Load this machine; exits 2 when --topology or --sysroot asks for another one. */
@@ -70,6 +69,9 @@ int bench_local_mem_node(const struct bench *b, int cpu);
 void bench_pick_cpus(const struct bench *b, hwloc_const_bitmap_t set, int n, int *cpus);
 /* The size of the last-level caches covering SET, each counted once; 0 when unknown. */
 uint64_t bench_llc_size(const struct bench *b, hwloc_const_bitmap_t set);
+/* The default array size of a memory measurement of CPUS: 4 x their last-level caches, at
+ * least 16 MiB, MiB-rounded. */
+uint64_t mem_default_size(const struct bench *b, hwloc_const_bitmap_t cpus);
 /* The size of the data or unified cache of LEVEL (1-3) of CPU; 0 when unknown. */
 uint64_t bench_cache_size(const struct bench *b, int cpu, int level);
 /* Free memory of NODE in bytes (-1: all nodes); 0 when unknown. */
@@ -175,7 +177,7 @@ void neighbour_start(const struct bench *b, struct neighbour *nb, hwloc_const_bi
 uint64_t neighbour_bytes(struct neighbour *nb);
 void neighbour_stop(struct neighbour *nb);
 
-/* ---- what runs beside a measurement (common.c) ---- */
+/* ---- what runs beside a measurement (beside.c) ---- */
 
 /* The neighbour of a measurement and its own resctrl monitoring group, sampled when the timed
  * runs begin (0) and end (1). */
@@ -186,12 +188,12 @@ struct beside {
 	struct mon_sample at[2];
 	uint64_t nb_bytes[2];    /* the neighbour's bytes then */
 };
-/* Start the neighbour on NEIGHBOUR (NULL: none) and give the calling thread a monitoring group,
- * before the measurement's threads start. */
-void beside_start(const struct bench *b, struct beside *x, hwloc_const_bitmap_t neighbour,
-		  int mem_node);
+/* Start the neighbour on NEIGHBOUR (NULL: none) and give the calling thread a monitoring group
+ * of MON (NULL: none), before the measurement's threads start. */
+void beside_start(const struct bench *b, struct beside *x, struct bench_mon *mon,
+		  hwloc_const_bitmap_t neighbour, int mem_node);
 void beside_sample(struct beside *x, int i);
-void beside_stop(const struct bench *b, struct beside *x);
+void beside_stop(struct beside *x);
 /* The neighbour's rate and the counters into the record's columns (-1: not in the record). */
 void beside_fields(struct rm_out *out, const struct beside *x, int rate_col, int occupancy_col,
 		   int total_col, int local_col);
@@ -261,13 +263,12 @@ struct mem_params {
 	bool normal_stores;      /* no streaming stores */
 	int runs;
 	hwloc_bitmap_t neighbour; /* CPUs of a noisy neighbour during the runs; NULL: none */
+	struct bench_mon *mon;   /* resctrl's counters beside the runs; NULL: none */
 };
 extern const struct rm_column mem_cols[];
 extern const size_t mem_ncols;
 /* Measure and print one record per op. Returns false when skipped (no huge pages). */
 bool mem_measure(const struct bench *b, const struct mem_params *p, struct rm_out *out);
-/* The default array size for CPUS: 4 x their last-level caches, at least 16 MiB, MiB-rounded. */
-uint64_t mem_default_size(const struct bench *b, hwloc_const_bitmap_t cpus);
 /* The instruction set the kernels use here ("avx512", "avx2", "sse2", "generic"). */
 const char *mem_isa(void);
 
@@ -280,6 +281,7 @@ struct lat_params {
 	size_t npages;
 	int runs;
 	hwloc_bitmap_t neighbour; /* CPUs of a noisy neighbour during the runs; NULL: none */
+	struct bench_mon *mon;   /* resctrl's counters beside the runs; NULL: none */
 };
 extern const struct rm_column lat_cols[];
 extern const size_t lat_ncols;

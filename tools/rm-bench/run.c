@@ -268,6 +268,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 	};
 	struct run_args a = { 0 };
 	struct rm_out *out;
+	struct bench_mon *mon;
 	struct bench b;
 	unsigned node;
 	int cpu;
@@ -275,6 +276,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 	if (bench_parse(&argp, argc, argv, c, &a, machine_cols, machine_ncols))
 		return RM_EXIT_SUCCESS;
 	bench_open(&b, c);
+	mon = bench_mon_open();
 	out = rm_out_new(&c->out, "machine", machine_cols, machine_ncols, NULL, true);
 	machine_record(&b, out);
 	rm_out_close(out);
@@ -283,7 +285,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 	{
 		struct mem_params p = { .mem_node = -1, .page = b.page,
 					.ops = a.quick ? 1u << OP_COPY | 1u << OP_TRIAD : (1u << NOPS) - 1,
-					.runs = a.runs ? a.runs : a.quick ? 3 : MEM_RUNS };
+					.runs = a.runs ? a.runs : a.quick ? 3 : MEM_RUNS, .mon = mon };
 
 		p.cpus = hwloc_bitmap_alloc();
 		out = bench_listing(&c->out, "mem", mem_cols, mem_ncols);
@@ -304,7 +306,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 	{
 		uint64_t pages[3] = { b.page }, huge[2] = { 2 << 20, 1 << 30 };
 		struct lat_params p = { .cpu = cpu, .mem_node = -1, .pages = pages, .npages = 1,
-					.runs = a.runs ? a.runs : a.quick ? 3 : LAT_RUNS };
+					.runs = a.runs ? a.runs : a.quick ? 3 : LAT_RUNS, .mon = mon };
 
 		for (size_t i = 0; i < (a.quick ? 1u : 2u); i++)
 			if (bench_has_page(&b, huge[i]))
@@ -348,6 +350,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 		hwloc_bitmap_free(p.cpus);
 	}
 	rm_out_flush();
+	bench_mon_close(mon);
 	bench_close(&b);
 	return RM_EXIT_SUCCESS;
 }

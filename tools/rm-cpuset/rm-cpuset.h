@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "cgroup.h"
+#include "cgroup-cpuset.h"
 #include "cpualloc.h"
 #include "kernfs.h"
 #include "memmgr.h"

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cgroup.h"
+#include "cgroup-cpuset.h"
 #include "exitcodes.h"
 #include "input.h"
 #include "irq.h"
