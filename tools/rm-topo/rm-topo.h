@@ -39,7 +39,7 @@ void topo_summary_read(struct rm_topo *t, struct topo_summary *s);
 void topo_summary_free(struct topo_summary *s);
 
 /* The NUMA nodes by ascending os index (*NODES allocated), and a node's distances to them as
- * "10,21" (allocated; NULL when unknown): listings.c, shared with export nrt. */
+ * "10,21" (allocated; NULL when unknown): nodes.c. */
 int nodes_sorted(struct rm_topo *t, hwloc_obj_t **nodes);
 char *distance_row(struct rm_topo *t, struct hwloc_distances_s *d, hwloc_obj_t from,
 		   hwloc_obj_t *nodes, int nnodes);
