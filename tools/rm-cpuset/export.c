@@ -445,6 +445,7 @@ static void export_kubelet(struct pool *p, struct export_args *a)
 struct undo {
 	int rootfd;
 	const char *root;
+	bool root_made;
 	char *rel[8], *old[8];
 	size_t nfiles;
 	char *dirs[32];
@@ -534,6 +535,8 @@ static int undo_files(struct undo *u, char **failed)
 			close(fd);
 		}
 	}
+	if (u->root_made)
+		rmdir(u->root);
 	return rc;
 }
 
@@ -631,9 +634,15 @@ static void export_systemd(struct export_args *a, const char *reserved)
 	struct undo u = { .rootfd = -1, .root = a->root };
 
 	if (a->root) {
-		/* DIR itself as given; nothing below it is followed, each link refused first */
-		if ((u.rootfd = open(a->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-			rm_err(RM_EXIT_USAGE, "cannot open the --root directory '%s'", a->root);
+		/* DIR itself as given (made when missing); nothing below it is followed, each
+		 * link refused first */
+		if ((u.rootfd = open(a->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 &&
+		    errno == ENOENT && mkdir(a->root, 0755) == 0) {
+			u.root_made = true;
+			u.rootfd = open(a->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		}
+		if (u.rootfd < 0)
+			rm_err(RM_EXIT_FAILURE, "cannot create %s", a->root);
 		for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 			refuse_links(u.rootfd, a->root, files[i].path);
 	}
