@@ -134,6 +134,10 @@ write() {
 	run -0 rm-hugepages mount "$D/target/sub" --size 2M -o mount
 	assert_output "mount=$D/target/sub"
 	run -0 mountpoint -q "$D/target/sub"
+	# nor is a mount unmounted through a link
+	usage_error "a mount point is named by its own path, no symlink, '.' or '..': '$D/link/sub' is '$D/target/sub'" \
+		rm-hugepages umount "$D/link/sub"
+	run -0 mountpoint -q "$D/target/sub"
 	run -0 rm-hugepages umount "$D/target/sub"
 	run -32 mountpoint -q "$D/target/sub"
 }

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "exitcodes.h"
@@ -439,7 +438,13 @@ int cmd_umount(int argc, char **argv, struct rm_common *c)
 		n = 0;
 		goto out;
 	}
-	if ((real = realpath(dir, NULL)))
+	if ((real = realpath(dir, NULL)) && strcmp(real, dir)) {
+		/* what a link leads to is not unmounted: the mount is named by its own path */
+		msg = xasprintf("a mount point is named by its own path, no symlink, '.' or '..': "
+				"'%s' is '%s'", a.dir, real);
+		goto usage;
+	}
+	if (real)
 		m = rm_hugepages_mount_at(mounts, (size_t)n, real);
 	if (!m || strcmp(m->fstype, "hugetlbfs")) {
 		msg = xasprintf("not a hugetlbfs mount: '%s'", a.dir);
