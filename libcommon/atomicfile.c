@@ -89,7 +89,8 @@ static int open_dir(const char *path, char **base, char **errmsg)
 	*base = xstrdup(basename(b));
 	free(b);
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0 || !**base || !strcmp(*base, "/") || !strcmp(*base, ".") || !strcmp(*base, "..")) {
+	if (dfd < 0 || !**base || !strcmp(*base, "/") || !strcmp(*base, ".") ||
+	    !strcmp(*base, "..")) {
 		saved = dfd < 0 ? errno : EISDIR;
 		link = (saved == ELOOP || saved == ENOTDIR) && lstat(dir, &st) == 0 &&
 		       S_ISLNK(st.st_mode);
@@ -224,12 +225,14 @@ static int output_kind(int dirfd, const char *name, const char *path, char **err
 static int open_into(struct rm_atomic *a, int dirfd, const char *name, const char *path,
 		     bool fifo, char **errmsg)
 {
+	const int flags = O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
 	const struct timespec tenth = { 0, 100000000 };
 	struct stat st;
 	int fd, saved, tries = 0;
 
-	while ((fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
-					 O_CLOEXEC)) < 0 && errno == ENXIO && fifo && tries++ < FIFO_WAIT)
+	/* O_NONBLOCK: a FIFO without a reader fails the open (ENXIO) rather than waits for ever */
+	while ((fd = openat(dirfd, name, flags)) < 0 && errno == ENXIO && fifo &&
+	       tries++ < FIFO_WAIT)
 		nanosleep(&tenth, NULL);
 	saved = errno;
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))))
@@ -240,8 +243,8 @@ static int open_into(struct rm_atomic *a, int dirfd, const char *name, const cha
 	else if (fd >= 0)
 		saved = 0;
 	if (saved) {
-		*errmsg = xasprintf("cannot write '%s': %s", path,
-				    saved == ENXIO && fifo ? "no process reads the FIFO" : strerror(saved));
+		*errmsg = xasprintf("cannot write '%s': %s", path, saved == ENXIO && fifo
+				    ? "no process reads the FIFO" : strerror(saved));
 		if (fd >= 0)
 			close(fd);
 		errno = saved;

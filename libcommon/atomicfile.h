@@ -18,7 +18,7 @@ struct rm_atomic {
 	int dirfd;    /* the target's directory */
 	int ownfd;    /* dirfd when rm_atomic_open opened it (closed at the end), else -1 */
 	char *name;   /* the target, relative to dirfd */
-	char *tmp;    /* the temporary, relative to dirfd; NULL when written into (a device, a FIFO) */
+	char *tmp;    /* the temporary, relative to dirfd; NULL when written into (a device) */
 	char *path;   /* the target, for messages */
 	mode_t mode;
 };

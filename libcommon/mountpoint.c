@@ -47,8 +47,8 @@ static int open_parent(const char *path, char **last, char **errmsg)
 		if (!root_only(&st)) {
 			*errmsg = xasprintf("a mount point must lie in directories only root can "
 					    "change: '%.*s' is %s", shown, path,
-					    st.st_uid ? "owned by another user"
-						      : "writable by others without the sticky bit");
+					    st.st_uid ? "owned by another user" :
+					    "writable by others without the sticky bit");
 			break;
 		}
 		name = xasprintf("%.*s", (int)len, s);
@@ -67,8 +67,8 @@ static int open_parent(const char *path, char **last, char **errmsg)
 			int saved = errno;
 
 			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-				*errmsg = xasprintf("a mount point is not reached through a symlink: "
-						    "'%.*s'", (int)end, path);
+				*errmsg = xasprintf("a mount point is not reached through a "
+						    "symlink: '%.*s'", (int)end, path);
 			else if (saved == ENOENT || saved == ENOTDIR)
 				*errmsg = xasprintf("no such directory: '%.*s'", (int)end, path);
 			else
