@@ -863,11 +863,15 @@ EOF
 	run -1 --separate-stderr rm-topo --topology "$BIG" export nfd --output "$dir/no/such/file"
 	assert_equal "$output" ""
 	[[ ${stderr_lines[0]} == "rm-topo: "*"'$dir/no/such/file'"* ]]
-	# the rename fails: the temporary file next to it is removed
+	# a directory at the name is refused before anything is written
 	mkdir -p "$dir/rmtools"
-	run -1 --separate-stderr rm-topo --topology "$BIG" export nfd --output "$dir/rmtools"
-	[[ ${stderr_lines[0]} == "rm-topo: cannot write '$dir/rmtools'"* ]]
+	usage_error "not a directory: '$dir/rmtools'" \
+		rm-topo --topology "$BIG" export nfd --output "$dir/rmtools"
 	assert_equal "$(ls -A "$dir")" "rmtools"
+	# a device written into that fails the write
+	run -1 --separate-stderr rm-topo --topology "$BIG" export nfd --output /dev/full
+	assert_equal "$stderr" "rm-topo: cannot write '/dev/full': No space left on device"
+	[ -c /dev/full ]
 }
 
 @test "export: a bad or missing format exits 2" {

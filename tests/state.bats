@@ -536,11 +536,16 @@ refused() {
 
 # ---- atomic replacement ----
 
-@test "atomicfile: a symlink at the target is replaced, not followed" {
+@test "atomicfile: a symlink at the target is refused, not followed; a file is replaced" {
 	d=$BATS_TEST_TMPDIR/out
 	mkdir "$d"
 	echo keep > "$BATS_TEST_TMPDIR/victim"
 	ln -s "$BATS_TEST_TMPDIR/victim" "$d/target"
+	run -1 "$ts" replace "$d/target" new
+	assert_output "test-state: an output is a regular file, a character device or a FIFO, not a symlink: '$d/target'"
+	[ -L "$d/target" ]
+	rm "$d/target"
+	echo old > "$d/target"
 	run -0 "$ts" replace "$d/target" new
 	[ -f "$d/target" ] && [ ! -L "$d/target" ]
 	run -0 cat "$d/target"

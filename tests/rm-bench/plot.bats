@@ -179,17 +179,18 @@ print(w, h, len(d) > 8000)
 	assert_output ./x.svg
 }
 
-@test "plot: the file is replaced whole: a symlink at its name is replaced, not followed" {
+@test "plot: the file is replaced whole; a symlink at its name is refused, not followed" {
 	echo keep >target
 	ln -s target out.svg
-	run -0 rm-bench plot --output out.svg "$PLOT/latency.rec"
-	[ ! -L out.svg ]
+	usage_error "not a symlink: 'out.svg'" rm-bench plot --output out.svg "$PLOT/latency.rec"
+	[ -L out.svg ]
 	assert_equal "$(cat target)" keep
-	run -0 svg_eval out.svg 'len(cls("point"))'
+	run -0 rm-bench plot --output new.svg "$PLOT/latency.rec"
+	run -0 svg_eval new.svg 'len(cls("point"))'
 	assert_output 20
 	# a directory that is a symlink is refused, and nothing is written
 	mkdir real && ln -s real link
-	run -1 --separate-stderr rm-bench plot --output link/x.svg "$PLOT/latency.rec"
+	usage_error "its directory is a symlink" rm-bench plot --output link/x.svg "$PLOT/latency.rec"
 	run -0 ls -A real
 	assert_output ''
 }

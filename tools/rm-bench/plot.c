@@ -850,6 +850,8 @@ int cmd_plot(int argc, char **argv, struct rm_common *c)
 	FILE *f;
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_INPUT | RM_PARSE_NO_OUTPUT);
+	if (strcmp(a.output, "-") && rm_atomic_check(a.output, &msg) < 0)
+		rm_usage_errx("%s", msg);
 	nrs = (size_t)a.nfiles;
 	rs = xcalloc(nrs, sizeof(*rs));
 	for (size_t i = 0; i < nrs; i++) {

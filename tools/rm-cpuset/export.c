@@ -21,6 +21,7 @@
 #include "rm-cpuset.h"
 #include "size.h"
 #include "slurm.h"
+#include "snaparchive.h"
 #include "xalloc.h"
 
 /* The kubelet's cpuManagerPolicyOptions that change a placement, as export flags. */
@@ -439,21 +440,39 @@ static void export_kubelet(struct pool *p, struct export_args *a)
 }
 
 /* The drop-ins of export systemd --root as they were, to put them back when one cannot be
- * written: every file's previous text (NULL: there was none) and the directories made. */
+ * written: every file's previous text (NULL: there was none) and the directories made, each a
+ * path relative to the root's descriptor. */
 struct undo {
-	char *path[8], *old[8];
+	int rootfd;
+	const char *root;
+	bool root_made;
+	char *rel[8], *old[8];
 	size_t nfiles;
 	char *dirs[32];
 	size_t ndirs;
 };
 
-/* The text of PATH into *TEXT (NULL when it does not exist): 0, or -1 with errno. */
-static int read_old(const char *path, char **text)
+/* The directory of REL below ROOTFD, opened without following a link, and REL's last component
+ * in *BASE: a descriptor, or -1 with errno. */
+static int open_parent(int rootfd, const char *rel, const char **base)
+{
+	const char *slash = strrchr(rel, '/');
+	char *dir = xasprintf("%.*s", slash ? (int)(slash - rel) : 0, rel);
+	int fd = rm_tree_open_dir(rootfd, dir, false), saved = errno;
+
+	*base = slash ? slash + 1 : rel;
+	free(dir);
+	errno = saved;
+	return fd;
+}
+
+/* The text of NAME in DIRFD into *TEXT (NULL when it does not exist): 0, or -1 with errno. */
+static int read_old(int dirfd, const char *name, char **text)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = NULL, *m;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), c, saved;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), c, saved;
 
 	*text = NULL;
 	if (fd < 0)
@@ -477,35 +496,59 @@ static int read_old(const char *path, char **text)
 	return 0;
 }
 
+/* Write TEXT to the output NAME in DIRFD (PATH in messages): 0, or -1 with *MSG. */
+static int put_text(int dirfd, const char *name, const char *path, const char *text, char **msg)
+{
+	struct rm_atomic a;
+
+	if (rm_atomic_open_output(&a, dirfd, name, path, 0644, msg) < 0)
+		return -1;
+	fputs(text, a.f);
+	return rm_atomic_commit(&a, msg);
+}
+
 /* Put back what U recorded; 0, or -1 with *FAILED naming the file left as written. */
 static int undo_files(struct undo *u, char **failed)
 {
-	int rc = 0;
+	const char *base;
+	int rc = 0, fd;
 
 	for (size_t i = u->nfiles; i-- > 0;) {
-		char *msg = NULL;
+		char *msg = NULL, *path = xasprintf("%s/%s", u->root, u->rel[i]);
 
-		if (u->old[i] ? rm_atomic_write(u->path[i], u->old[i], strlen(u->old[i]), 0644, &msg) != 0 :
-				unlink(u->path[i]) != 0 && errno != ENOENT) {
-			free(msg);
+		fd = open_parent(u->rootfd, u->rel[i], &base);
+		if (fd < 0 || (u->old[i] ? put_text(fd, base, path, u->old[i], &msg) != 0 :
+				unlinkat(fd, base, 0) != 0 && errno != ENOENT)) {
 			if (!rc)
-				*failed = xstrdup(u->path[i]);
+				*failed = xstrdup(path);
 			rc = -1;
 		}
+		if (fd >= 0)
+			close(fd);
+		free(msg);
+		free(path);
 	}
-	for (size_t i = u->ndirs; i-- > 0;)
-		rmdir(u->dirs[i]); /* only when empty: what was made for the files */
+	for (size_t i = u->ndirs; i-- > 0;) {
+		/* only when empty: what was made for the files */
+		if ((fd = open_parent(u->rootfd, u->dirs[i], &base)) >= 0) {
+			unlinkat(fd, base, AT_REMOVEDIR);
+			close(fd);
+		}
+	}
+	if (u->root_made)
+		rmdir(u->root);
 	return rc;
 }
 
 static void undo_free(struct undo *u)
 {
 	for (size_t i = 0; i < u->nfiles; i++) {
-		free(u->path[i]);
+		free(u->rel[i]);
 		free(u->old[i]);
 	}
 	for (size_t i = 0; i < u->ndirs; i++)
 		free(u->dirs[i]);
+	close(u->rootfd);
 }
 
 /* Exit 1 with MSG after putting back the files written so far, saying so. */
@@ -521,29 +564,61 @@ static void undo_fail(struct undo *u, char *msg)
 		"changed", msg);
 }
 
-/* Write TEXT to ROOT/PATH, parents made as needed, recording in U how to put it back. */
-static void write_file(struct undo *u, const char *root, const char *path, const char *text)
+/* Exit 2 when a component of REL below ROOTFD is a symlink: one found before any is followed,
+ * since the components before it are not links. */
+static void refuse_links(int rootfd, const char *root, const char *rel)
 {
-	char *full = xasprintf("%s/%s", root, path), *slash, *msg, *old;
+	char *p = xstrdup(rel), *slash = p;
+	struct stat st;
 
-	for (slash = strchr(full + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+	do {
+		slash = strchr(slash + 1, '/');
+		if (slash)
+			*slash = '\0';
+		if (fstatat(rootfd, p, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			break; /* missing: made below; anything else is said when written */
+		if (S_ISLNK(st.st_mode))
+			rm_usage_errx("a symlink below --root is not followed: '%s/%s'", root, p);
+		if (slash)
+			*slash = '/';
+	} while (slash);
+	free(p);
+}
+
+/* Write TEXT to REL below U's root, its directories made as needed (mkdirat, openat with
+ * O_NOFOLLOW from the root's descriptor), recording in U how to put it back. */
+static void write_file(struct undo *u, const char *rel, const char *text)
+{
+	char *p = xstrdup(rel), *slash, *full = xasprintf("%s/%s", u->root, rel), *msg, *old;
+	const char *base = strrchr(rel, '/') + 1;
+	int fd = openat(u->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), next;
+
+	for (char *s = p; fd >= 0 && (slash = strchr(s, '/')); s = slash + 1) {
 		*slash = '\0';
-		if (mkdir(full, 0755) == 0) {
+		next = openat(fd, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && mkdirat(fd, s, 0755) == 0) {
 			if (u->ndirs < ARRAY_SIZE(u->dirs))
-				u->dirs[u->ndirs++] = xstrdup(full);
-		} else if (errno != EEXIST) {
-			undo_fail(u, xasprintf("cannot create %s: %s", full, strerror(errno)));
+				u->dirs[u->ndirs++] = xstrdup(p);
+			next = openat(fd, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		}
+		close(fd);
+		fd = next;
+		if (fd < 0)
+			undo_fail(u, xasprintf("cannot create %s/%s: %s", u->root, p,
+					       strerror(errno)));
 		*slash = '/';
 	}
-	if (read_old(full, &old))
+	free(p);
+	if (read_old(fd, base, &old))
 		undo_fail(u, xasprintf("cannot read %s: %s", full, strerror(errno)));
 	/* a dot-file beside it (which watchers ignore), fsynced and renamed into place */
-	if (rm_atomic_write(full, text, strlen(text), 0644, &msg)) {
+	if (put_text(fd, base, full, text, &msg)) {
 		free(old);
 		undo_fail(u, msg);
 	}
-	u->path[u->nfiles] = full;
+	close(fd);
+	free(full);
+	u->rel[u->nfiles] = xstrdup(rel);
 	u->old[u->nfiles++] = old;
 }
 
@@ -556,14 +631,27 @@ static void export_systemd(struct export_args *a, const char *reserved)
 		{ "etc/systemd/system/init.scope.d/50-rmtools-cpuset.conf", "Scope", "AllowedCPUs" },
 	};
 
-	struct undo u = { 0 };
+	struct undo u = { .rootfd = -1, .root = a->root };
 
+	if (a->root) {
+		/* DIR itself as given (made when missing); nothing below it is followed, each
+		 * link refused first */
+		if ((u.rootfd = open(a->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 &&
+		    errno == ENOENT && mkdir(a->root, 0755) == 0) {
+			u.root_made = true;
+			u.rootfd = open(a->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		}
+		if (u.rootfd < 0)
+			rm_err(RM_EXIT_FAILURE, "cannot create %s", a->root);
+		for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+			refuse_links(u.rootfd, a->root, files[i].path);
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		char *text = xasprintf("# from rm-cpuset: system services on the reserved CPUs\n"
 				       "[%s]\n%s=%s\n", files[i].section, files[i].key, reserved);
 
 		if (a->root)
-			write_file(&u, a->root, files[i].path, text);
+			write_file(&u, files[i].path, text);
 		else
 			printf("%s# /%s\n%s", i ? "\n" : "", files[i].path, text);
 		free(text);
@@ -573,9 +661,12 @@ static void export_systemd(struct export_args *a, const char *reserved)
 	/* all written: the commit; then the report */
 	rm_committed("wrote the systemd drop-ins under '%s'", a->root);
 	for (size_t i = 0; i < u.nfiles; i++) {
+		char *path = xasprintf("%s/%s", a->root, u.rel[i]);
+
 		fputs("file=", stdout);
-		rm_record_write_value(stdout, u.path[i]);
+		rm_record_write_value(stdout, path);
 		putchar('\n');
+		free(path);
 	}
 	undo_free(&u);
 }
@@ -747,9 +838,11 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 	};
 	struct export_args a = { .policy = -1 };
 	struct pool p;
-	char *reserved;
+	char *reserved, *msg = NULL;
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_OUTPUT);
+	if (a.output && rm_atomic_check(a.output, &msg) < 0)
+		rm_usage_errx("%s", msg);
 	pool_open(&p, c, 0);
 	if (!strcmp(a.format, "slurm")) {
 		/* a node without reserved CPUs is still a node: no CpuSpecList= then */

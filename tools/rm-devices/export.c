@@ -658,6 +658,8 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 			rm_usage_errx("a CDI spec file must end in .json for runtimes to read it: '%s'",
 				      e.output);
 	}
+	if (e.output && rm_atomic_check(e.output, &msg) < 0)
+		rm_usage_errx("%s", msg);
 	if (e.any_type)
 		for (int t = 0; t < RM_DEV_NTYPES; t++)
 			if (e.types[t])

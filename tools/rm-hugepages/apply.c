@@ -15,6 +15,7 @@
 #include "exitcodes.h"
 #include "hugetlb.h"
 #include "kernfs.h"
+#include "mountpoint.h"
 #include "record.h"
 #include "rm-hugepages.h"
 #include "size.h"
@@ -417,12 +418,12 @@ static int undo_mounts(struct plan *p, char **errmsg)
 	for (size_t k = p->nm; k-- > 0;) {
 		struct mount_line *m = &p->m[k];
 
-		if (m->mounted && umount2(m->r.dir, 0) < 0) {
+		if (m->mounted && umount2(m->r.dir, UMOUNT_NOFOLLOW) < 0) {
 			add_msg(errmsg, xasprintf("cannot unmount %s while undoing: %s", m->r.dir,
 						  strerror(errno)));
 			rc = -1;
 		} else if (m->made) {
-			rmdir(m->r.dir);
+			rm_mountpoint_remove(m->r.dir);
 		}
 		m->mounted = m->made = false;
 	}

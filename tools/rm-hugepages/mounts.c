@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "exitcodes.h"
+#include "mountpoint.h"
 #include "record.h"
 #include "rm-hugepages.h"
 #include "size.h"
@@ -154,35 +154,15 @@ int hp_mount_check(const struct mount_req *r, uint64_t default_size, char **errm
 {
 	struct rm_hp_mount *mounts = NULL;
 	const struct rm_hp_mount *m;
-	char *real = realpath(r->dir, NULL), *parent, *slash;
-	struct stat st;
+	char *real;
 	long n;
 	int rc = 0;
 
-	if (!real) {
-		if (errno != ENOENT) {
-			*errmsg = xasprintf("cannot use %s: %s", r->dir, strerror(errno));
-			return -1;
-		}
-		/* made by the mount: its parent must be there */
-		parent = xstrdup(r->dir);
-		slash = strrchr(parent, '/');
-		if (slash == parent)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			*errmsg = xasprintf("no such directory: '%s'", parent);
-			rc = -1;
-		}
-		free(parent);
-		return rc;
-	}
-	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		*errmsg = xasprintf("not a directory: '%s'", r->dir);
-		free(real);
+	/* no link on the way, nothing a user other than root could swap */
+	if (rm_mountpoint_check(r->dir, errmsg) < 0)
 		return -1;
-	}
+	if (!(real = realpath(r->dir, NULL)))
+		return 0; /* made by the mount */
 	if ((n = rm_hugepages_mounts(NULL, default_size, &mounts, errmsg)) < 0) {
 		free(real);
 		return -1;
@@ -206,24 +186,24 @@ int hp_mount_check(const struct mount_req *r, uint64_t default_size, char **errm
 int hp_mount(const struct mount_req *r, bool *made, char **errmsg)
 {
 	char *opts = hp_mount_options(r);
+	int fd = rm_mountpoint_open(r->dir, made, errmsg);
 
-	*made = false;
-	if (mkdir(r->dir, 0755) == 0)
-		*made = true;
-	else if (errno != EEXIST) {
-		*errmsg = xasprintf("cannot create %s: %s", r->dir, strerror(errno));
+	if (fd < 0) {
 		free(opts);
 		return -1;
 	}
-	if (mount("hugetlbfs", r->dir, "hugetlbfs", MS_NOSUID | MS_NODEV, opts) < 0) {
+	/* on the directory checked and opened, whatever its path leads to by now */
+	if (rm_mount_fd(fd, "hugetlbfs", "hugetlbfs", MS_NOSUID | MS_NODEV, opts) < 0) {
 		*errmsg = xasprintf("cannot mount hugetlbfs (%s) on %s: %s", opts, r->dir,
 				    strerror(errno));
 		if (*made)
-			rmdir(r->dir);
+			rm_mountpoint_remove(r->dir);
 		*made = false;
+		close(fd);
 		free(opts);
 		return -1;
 	}
+	close(fd);
 	free(opts);
 	return 0;
 }
@@ -458,7 +438,13 @@ int cmd_umount(int argc, char **argv, struct rm_common *c)
 		n = 0;
 		goto out;
 	}
-	if ((real = realpath(dir, NULL)))
+	if ((real = realpath(dir, NULL)) && strcmp(real, dir)) {
+		/* what a link leads to is not unmounted: the mount is named by its own path */
+		msg = xasprintf("a mount point is named by its own path, no symlink, '.' or '..': "
+				"'%s' is '%s'", a.dir, real);
+		goto usage;
+	}
+	if (real)
 		m = rm_hugepages_mount_at(mounts, (size_t)n, real);
 	if (!m || strcmp(m->fstype, "hugetlbfs")) {
 		msg = xasprintf("not a hugetlbfs mount: '%s'", a.dir);
@@ -468,7 +454,7 @@ int cmd_umount(int argc, char **argv, struct rm_common *c)
 		struct rm_out *out = rm_out_new(&c->out, "mounts", mount_cols, mount_ncols,
 						mount_defaults, true);
 
-		if (!a.dry_run && umount2(real, 0) < 0) {
+		if (!a.dry_run && umount2(real, UMOUNT_NOFOLLOW) < 0) {
 			rm_warnx("cannot unmount %s: %s", real, strerror(errno));
 			status = RM_EXIT_FAILURE;
 		} else {

@@ -480,6 +480,8 @@ int cmd_draw(int argc, char **argv, struct rm_common *c)
 	char *title, *msg = NULL;
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_OUTPUT);
+	if (a.svg && strcmp(a.svg, "-") && rm_atomic_check(a.svg, &msg) < 0)
+		rm_usage_errx("%s", msg);
 	x.a = &a;
 	x.t = rm_topo_load(c, 0);
 	in = rm_input();

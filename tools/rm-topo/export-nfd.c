@@ -214,8 +214,11 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 {
 	struct export e = { .nrt.scope = "container" };
 	struct rm_topo *t;
+	char *msg = NULL;
 
 	rm_parse_command(&export_argp, argc, argv, c, &e, RM_PARSE_NO_OUTPUT);
+	if (e.output && rm_atomic_check(e.output, &msg) < 0)
+		rm_usage_errx("%s", msg);
 	t = rm_topo_load(c, 0);
 	if (!strcmp(e.format, "nrt"))
 		e.obj = nrt_read(t, &e.nrt);
