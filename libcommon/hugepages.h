@@ -30,7 +30,8 @@ struct rm_hugepages {
 	uint64_t max_block;     /* bytes: the largest block of the page allocator */
 };
 
-/* Read the sizes and nodes. -1 with *ERRMSG when the kernel offers no huge pages there. */
+/* Read the sizes and nodes. -1 with *ERRMSG when the kernel offers no huge pages there; -2 when
+ * the nodes or their pools cannot be read (EIO), for they might be elsewhere than they seem. */
 int rm_hugepages_open(struct rm_hugepages *hp, const char *sysroot, char **errmsg);
 void rm_hugepages_close(struct rm_hugepages *hp);
 
