@@ -733,20 +733,29 @@ int rm_hugepages_set_overcommit(const struct rm_hugepages *hp, size_t size, uint
 				uint64_t *got, char **errmsg)
 {
 	char *rel = rm_hugepages_node_file(hp, size, SIZE_MAX, "nr_overcommit_hugepages");
-	char *full = rm_sysfs_path(hp->sysroot, rel), val[24], old[24];
+	char *full = rm_sysfs_path(hp->sysroot, rel), val[24], old[24], *msg = NULL;
 	uint64_t before;
 	int e, rc = -1;
 
 	free(rel);
+	*got = UINT64_MAX;
 	if (rm_hugepages_read_overcommit(hp, size, &before, errmsg) < 0)
 		goto out;
 	snprintf(val, sizeof(val), "%" PRIu64, count);
 	if ((e = rm_kernfs_write(full, val, RM_KERNFS_TRUNC))) {
+		uint64_t now;
+		char *m = NULL;
+
 		*errmsg = xasprintf("cannot write '%s' to %s: %s", val, full, strerror(e));
 		rc = e == EINVAL ? -2 : -1;
-		goto out;
-	}
-	if (rm_hugepages_read_overcommit(hp, size, got, errmsg) == 0) {
+		/* a failure after the file took the value (close) leaves it standing: put back */
+		if (rm_hugepages_read_overcommit(hp, size, &now, &m) == 0 && now == before) {
+			*got = before;
+			goto out;
+		}
+		free(m);
+		rc = -1;
+	} else if (rm_hugepages_read_overcommit(hp, size, got, errmsg) == 0) {
 		char *ps;
 
 		if (*got == count) {
@@ -758,13 +767,18 @@ int rm_hugepages_set_overcommit(const struct rm_hugepages *hp, size_t size, uint
 				    "%" PRIu64 ": '%s'", ps, *got, count, full);
 		free(ps);
 	}
-	/* read back wrong or not at all: the value before goes back */
+	/* failed, read back wrong or not at all: the value before goes back */
 	snprintf(old, sizeof(old), "%" PRIu64, before);
 	if ((e = rm_kernfs_write(full, old, RM_KERNFS_TRUNC))) {
 		char *m = xasprintf("%s; writing back %s failed: %s", *errmsg, old, strerror(e));
 
 		free(*errmsg);
 		*errmsg = m;
+	}
+	/* what stands, as the caller's message says it */
+	if (rm_hugepages_read_overcommit(hp, size, got, &msg) < 0) {
+		free(msg);
+		*got = UINT64_MAX;
 	}
 out:
 	free(full);

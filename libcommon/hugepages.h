@@ -157,7 +157,9 @@ int rm_hugepages_read_overcommit(const struct rm_hugepages *hp, size_t size, uin
 
 /* Write COUNT to the overcommit of SIZE and read it back into *GOT. 0; -1 with *ERRMSG (the
  * write failed, or the read back failed or gave another value: then the value before is written
- * back); -2 with *ERRMSG when the kernel refuses the size (EINVAL). */
+ * back, a write that failed after the file took it, at close, included); -2 with *ERRMSG when
+ * the kernel refuses the size (EINVAL), nothing changed. After a failure *GOT is what stands
+ * (UINT64_MAX: unknown). */
 int rm_hugepages_set_overcommit(const struct rm_hugepages *hp, size_t size, uint64_t count,
 				uint64_t *got, char **errmsg);
 
