@@ -595,10 +595,8 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 		/* the limits lifted with undo, the quotas lifted, then the state: should it not be
 		 * written, the limits go back, so that it never lists one the machine lacks */
 		had = strchr(nm, '/') ? 0 : st_limits_release(&st, nm, &lg, &msg);
-		if (had < 0) {
-			undo_said(&lg, &msg, xstrdup("nothing changed"), NULL);
-			goto fail;
-		}
+		if (had < 0)
+			goto fail_undo;
 		for (size_t i = st.nrecords; i-- > 0;) {
 			const struct rm_record *r = &st.records[i];
 			char *t;
@@ -638,7 +636,6 @@ fail_undo:
 		free(msg);
 		msg = m;
 	}
-fail:
 	rm_warnx("%s", msg);
 	free(msg);
 	status = RM_EXIT_FAILURE;
