@@ -99,6 +99,81 @@ static uint64_t max_block(const char *sysroot)
 	return (uint64_t)(page > 0 ? page : 4096) << (orders - 1);
 }
 
+/* Whether REL is there: 1, 0 when it is not (ENOENT), -1 with errno when that cannot be told
+ * (EIO): a node whose pools cannot be read is never taken for one without them. */
+static int present(const char *sysroot, const char *rel)
+{
+	char *full = rm_sysfs_path(sysroot, rel);
+	int rc = access(full, F_OK) == 0 ? 1 : errno == ENOENT ? 0 : -1, e = errno;
+
+	free(full);
+	errno = e;
+	return rc;
+}
+
+/* The nodes of NODE_DIR into HP; -1 with *ERRMSG (REL: what could not be read) when the
+ * directory, or a node's pool, cannot be read for another reason than being absent, so that a
+ * NUMA machine is never taken for one without NUMA nor a node for one without a page size. */
+static int open_nodes(struct rm_hugepages *hp, const char *sysroot, char **errmsg)
+{
+	char *path = rm_sysfs_path(sysroot, NODE_DIR), *rel = NULL;
+	DIR *d = opendir(path);
+	struct dirent *e;
+	size_t cap = 0;
+	int rc = 0;
+
+	free(path);
+	if (!d && errno != ENOENT)
+		rel = xstrdup(NODE_DIR);
+	while (d && !rel && (errno = 0, e = readdir(d))) {
+		unsigned id;
+		int end = 0;
+		struct rm_hp_node *n;
+
+		if (sscanf(e->d_name, "node%u%n", &id, &end) != 1 || e->d_name[end])
+			continue;
+		if (hp->nnodes == cap)
+			hp->nodes = xrealloc(hp->nodes, (cap = cap ? 2 * cap : 4) * sizeof(*n));
+		n = &hp->nodes[hp->nnodes++];
+		n->id = id;
+		n->offers = xcalloc(hp->nsizes, sizeof(bool));
+		for (size_t s = 0; s < hp->nsizes && !rel; s++) {
+			char *dn = rm_hugepages_dir_name(hp->sizes[s]);
+
+			rel = xasprintf(NODE_DIR "/node%u/hugepages/%s", id, dn);
+			free(dn);
+			if ((rc = present(sysroot, rel)) >= 0) {
+				n->offers[s] = rc;
+				free(rel);
+				rel = NULL;
+			}
+		}
+		if (!rel) {
+			char *mi = xasprintf(NODE_DIR "/node%u/meminfo", id);
+
+			n->mem_total = meminfo_value(sysroot, mi, "MemTotal");
+			free(mi);
+		}
+	}
+	if (d && !rel && errno)
+		rel = xstrdup(NODE_DIR);
+	if (rel) {
+		int err = errno;
+
+		path = rm_sysfs_path(sysroot, rel);
+		*errmsg = xasprintf("cannot read the NUMA nodes' huge page pools: %s: '%s'",
+				    strerror(err), path);
+		free(path);
+		free(rel);
+		rc = -1;
+	} else {
+		rc = 0;
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
 int rm_hugepages_open(struct rm_hugepages *hp, const char *sysroot, char **errmsg)
 {
 	char *path = rm_sysfs_path(sysroot, GLOBAL_DIR);
@@ -136,37 +211,10 @@ int rm_hugepages_open(struct rm_hugepages *hp, const char *sysroot, char **errms
 	hp->default_size = meminfo_value(sysroot, "proc/meminfo", "Hugepagesize");
 	hp->max_block = max_block(sysroot);
 
-	path = rm_sysfs_path(sysroot, NODE_DIR);
-	d = opendir(path);
-	free(path);
-	cap = 0;
-	while (d && (e = readdir(d))) {
-		unsigned id;
-		int end = 0;
-		struct rm_hp_node *n;
-		char *rel;
-
-		if (sscanf(e->d_name, "node%u%n", &id, &end) != 1 || e->d_name[end])
-			continue;
-		if (hp->nnodes == cap)
-			hp->nodes = xrealloc(hp->nodes, (cap = cap ? 2 * cap : 4) * sizeof(*n));
-		n = &hp->nodes[hp->nnodes++];
-		n->id = id;
-		n->offers = xcalloc(hp->nsizes, sizeof(bool));
-		for (size_t s = 0; s < hp->nsizes; s++) {
-			char *dn = rm_hugepages_dir_name(hp->sizes[s]);
-
-			rel = xasprintf(NODE_DIR "/node%u/hugepages/%s", id, dn);
-			n->offers[s] = rm_sysfs_exists(sysroot, rel);
-			free(rel);
-			free(dn);
-		}
-		rel = xasprintf(NODE_DIR "/node%u/meminfo", id);
-		n->mem_total = meminfo_value(sysroot, rel, "MemTotal");
-		free(rel);
+	if (open_nodes(hp, sysroot, errmsg) < 0) {
+		rm_hugepages_close(hp);
+		return -2;
 	}
-	if (d)
-		closedir(d);
 	if (hp->nnodes) {
 		hp->numa = true;
 		qsort(hp->nodes, hp->nnodes, sizeof(*hp->nodes), cmp_node);
@@ -685,20 +733,29 @@ int rm_hugepages_set_overcommit(const struct rm_hugepages *hp, size_t size, uint
 				uint64_t *got, char **errmsg)
 {
 	char *rel = rm_hugepages_node_file(hp, size, SIZE_MAX, "nr_overcommit_hugepages");
-	char *full = rm_sysfs_path(hp->sysroot, rel), val[24], old[24];
+	char *full = rm_sysfs_path(hp->sysroot, rel), val[24], old[24], *msg = NULL;
 	uint64_t before;
 	int e, rc = -1;
 
 	free(rel);
+	*got = UINT64_MAX;
 	if (rm_hugepages_read_overcommit(hp, size, &before, errmsg) < 0)
 		goto out;
 	snprintf(val, sizeof(val), "%" PRIu64, count);
 	if ((e = rm_kernfs_write(full, val, RM_KERNFS_TRUNC))) {
+		uint64_t now;
+		char *m = NULL;
+
 		*errmsg = xasprintf("cannot write '%s' to %s: %s", val, full, strerror(e));
 		rc = e == EINVAL ? -2 : -1;
-		goto out;
-	}
-	if (rm_hugepages_read_overcommit(hp, size, got, errmsg) == 0) {
+		/* a failure after the file took the value (close) leaves it standing: put back */
+		if (rm_hugepages_read_overcommit(hp, size, &now, &m) == 0 && now == before) {
+			*got = before;
+			goto out;
+		}
+		free(m);
+		rc = -1;
+	} else if (rm_hugepages_read_overcommit(hp, size, got, errmsg) == 0) {
 		char *ps;
 
 		if (*got == count) {
@@ -710,13 +767,18 @@ int rm_hugepages_set_overcommit(const struct rm_hugepages *hp, size_t size, uint
 				    "%" PRIu64 ": '%s'", ps, *got, count, full);
 		free(ps);
 	}
-	/* read back wrong or not at all: the value before goes back */
+	/* failed, read back wrong or not at all: the value before goes back */
 	snprintf(old, sizeof(old), "%" PRIu64, before);
 	if ((e = rm_kernfs_write(full, old, RM_KERNFS_TRUNC))) {
 		char *m = xasprintf("%s; writing back %s failed: %s", *errmsg, old, strerror(e));
 
 		free(*errmsg);
 		*errmsg = m;
+	}
+	/* what stands, as the caller's message says it */
+	if (rm_hugepages_read_overcommit(hp, size, got, &msg) < 0) {
+		free(msg);
+		*got = UINT64_MAX;
 	}
 out:
 	free(full);

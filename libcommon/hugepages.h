@@ -30,7 +30,8 @@ struct rm_hugepages {
 	uint64_t max_block;     /* bytes: the largest block of the page allocator */
 };
 
-/* Read the sizes and nodes. -1 with *ERRMSG when the kernel offers no huge pages there. */
+/* Read the sizes and nodes. -1 with *ERRMSG when the kernel offers no huge pages there; -2 when
+ * the nodes or their pools cannot be read (EIO), for they might be elsewhere than they seem. */
 int rm_hugepages_open(struct rm_hugepages *hp, const char *sysroot, char **errmsg);
 void rm_hugepages_close(struct rm_hugepages *hp);
 
@@ -156,7 +157,9 @@ int rm_hugepages_read_overcommit(const struct rm_hugepages *hp, size_t size, uin
 
 /* Write COUNT to the overcommit of SIZE and read it back into *GOT. 0; -1 with *ERRMSG (the
  * write failed, or the read back failed or gave another value: then the value before is written
- * back); -2 with *ERRMSG when the kernel refuses the size (EINVAL). */
+ * back, a write that failed after the file took it, at close, included); -2 with *ERRMSG when
+ * the kernel refuses the size (EINVAL), nothing changed. After a failure *GOT is what stands
+ * (UINT64_MAX: unknown). */
 int rm_hugepages_set_overcommit(const struct rm_hugepages *hp, size_t size, uint64_t count,
 				uint64_t *got, char **errmsg);
 

@@ -327,13 +327,16 @@ char *rm_kernfs_read(const char *path, int flags)
 	return buf;
 }
 
-int rm_kernfs_write(const char *path, const char *value, int flags)
+/* rm_kernfs_write; *TAKEN: write(2) took bytes, so a failure after it (a short write, close)
+ * may leave the value standing. */
+static int write_taken(const char *path, const char *value, int flags, bool *taken)
 {
 	char *buf = xasprintf("%s\n", value);
 	size_t len = strlen(buf);
 	int fd, rc = 0;
 	ssize_t n;
 
+	*taken = false;
 	fd = rm_kernfs_open(path, O_WRONLY | (flags & RM_KERNFS_TRUNC ? O_TRUNC : 0), flags);
 	if (fd < 0) {
 		rc = errno;
@@ -341,15 +344,25 @@ int rm_kernfs_write(const char *path, const char *value, int flags)
 		do
 			n = write(fd, buf, len);
 		while (n < 0 && errno == EINTR);
+		*taken = n > 0;
 		if (n < 0)
 			rc = errno;
 		else if ((size_t)n != len)
 			rc = EIO;
+		/* kernfs reports nothing at close, but other file systems (FUSE, NFS) report late
+		 * errors there: the value may stand, and the write is a failure all the same */
 		if (close(fd) < 0 && !rc && errno != EINTR)
 			rc = errno;
 	}
 	free(buf);
 	return rc;
+}
+
+int rm_kernfs_write(const char *path, const char *value, int flags)
+{
+	bool taken;
+
+	return write_taken(path, value, flags, &taken);
 }
 
 static int stat_as(const char *path, int flags, struct stat *st)
@@ -512,20 +525,30 @@ void rm_kernfs_log_free(struct rm_kernfs_log *log)
 int rm_kernfs_put(struct rm_kernfs_log *log, const char *dir, const char *file, const char *value,
 		  const char *undo, char **errmsg)
 {
-	char *path = xasprintf("%s/%s", dir, file);
-	int rc = rm_kernfs_write(path, value, log->flags);
+	char *path = xasprintf("%s/%s", dir, file), *now = NULL;
+	bool taken;
+	int rc = write_taken(path, value, log->flags, &taken);
 
+	/* a write taken and failed after (close): undone with the rest, or what stands said */
+	if ((!rc || taken) && undo)
+		rm_kernfs_log_push(log, RM_KERNFS_WRITE, path, undo);
+	else if (rc && taken)
+		now = rm_kernfs_read(path, log->flags);
 	if (rc) {
 		char *shown = xstrdup(value);
 
 		for (char *p = shown; *p; p++)
 			if (*p == '\n')
 				*p = ' ';
-		*errmsg = xasprintf("cannot write '%s' to %s: %s", shown, path, strerror(rc));
+		for (char *p = now; p && *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		*errmsg = now ? xasprintf("cannot write '%s' to %s: %s; it reads '%s'", shown, path,
+					  strerror(rc), now)
+			      : xasprintf("cannot write '%s' to %s: %s", shown, path, strerror(rc));
 		free(shown);
-	} else if (undo) {
-		rm_kernfs_log_push(log, RM_KERNFS_WRITE, path, undo);
 	}
+	free(now);
 	free(path);
 	return rc ? -1 : 0;
 }

@@ -105,7 +105,9 @@ void rm_kernfs_undo(struct rm_kernfs_log *log, char **errmsg);
 void rm_kernfs_log_free(struct rm_kernfs_log *log);
 
 /* Write VALUE to DIR/FILE; when UNDO is not NULL, log writing UNDO back. 0, or -1 with *ERRMSG
- * "cannot write 'VALUE' to PATH: REASON" (a VALUE of several lines shown on one). */
+ * "cannot write 'VALUE' to PATH: REASON" (a VALUE of several lines shown on one). A write the
+ * file took before failing (at close) counts as made: its UNDO is logged all the same, or
+ * without one the message adds "; it reads 'NOW'", what stands. */
 int rm_kernfs_put(struct rm_kernfs_log *log, const char *dir, const char *file, const char *value,
 		  const char *undo, char **errmsg);
 

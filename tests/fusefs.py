@@ -13,6 +13,8 @@ operation holds one lock.
 main() of a fake: ap = arguments(DESCRIPTION), its own options, a = parse_args(ap), then
 serve(FS, a, NAME, FSNAME, SUBTYPE). --background forks, waits until the mount is there, prints
 the server's pid and returns; `umount MOUNTPOINT` or `fusermount -u MOUNTPOINT` ends the server.
+--eio PATH (repeatable) makes every operation on PATH, or anything under it, fail with EIO, as a
+failing device or a kernel file whose show() fails would.
 """
 import argparse
 import errno
@@ -63,6 +65,7 @@ def fmt_list(s):
 
 class FakeFS(fuse.Operations):
     file_size = 0  # st_size of every file
+    eio = ()  # paths (relative, no leading /) whose every operation fails with EIO
 
     def __init__(self):
         self.mutex = threading.RLock()
@@ -87,6 +90,10 @@ class FakeFS(fuse.Operations):
 
     def __call__(self, op, *args):
         with self.mutex:
+            if args and isinstance(args[0], str):
+                path = args[0].strip("/")
+                if any(path == p or path.startswith(p + "/") for p in self.eio):
+                    raise err(errno.EIO)
             return super().__call__(op, *args)
 
     def getattr(self, path, fh=None):
@@ -163,6 +170,8 @@ def parse_args(ap):
     ap.add_argument("--background", action="store_true",
                     help="return once mounted, printing the server's pid")
     ap.add_argument("--log", help="with --background: the server's stderr (default /dev/null)")
+    ap.add_argument("--eio", action="append", default=[], metavar="PATH",
+                    help="every operation on PATH (relative) or under it fails with EIO")
     return ap.parse_args()
 
 
@@ -170,6 +179,7 @@ def serve(fs, a, name, fsname, subtype):
     """Mount FS at a.mountpoint as FSNAME of type fuse.SUBTYPE and serve it until unmounted; with
     a.background, in a child once mounted. NAME starts the messages. Returns the exit status."""
     mp = os.path.realpath(a.mountpoint)
+    fs.eio = tuple(p.strip("/") for p in a.eio)
     if a.background:
         pid = os.fork()
         if pid:

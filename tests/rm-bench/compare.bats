@@ -26,7 +26,7 @@ with_value() {
 	run -1 --separate-stderr rm-bench compare base.rec new.rec
 	assert_records change
 	assert_equal "${#lines[@]}" 4
-	assert_line --index 1 'change=mem params="op=triad cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt" metric=best unit=GB/s base=23.00 new=18.40 delta=-20.0 threshold=5.0 noise=2.2 verdict=regressed'
+	assert_line --index 1 'change=mem params="op=triad cpus=0-1 nodes=0 threads=2 mem_nodes=0 size=128MiB pages=4KiB stores=nt" metric=best unit=GB/s base=23.00 new=18.40 delta=-20.0 threshold=5.0 noise=2.2 verdict=regressed reason=-'
 	assert_line --index 0 --partial 'metric=best unit=GB/s base=22.00 new=22.00 delta=0.0 '
 	assert_line --index 0 --partial ' verdict=same'
 	assert_line --index 3 --partial 'change=jitter '
@@ -78,10 +78,13 @@ with_value() {
 	run -1 --separate-stderr rm-bench compare --metric median,max base.rec new.rec
 	assert_line --partial 'change=jitter params="cpu=1 shared=no interval_us=1000 policy=fifo priority=99" metric=median unit=us base=2.90 new=2.90 delta=0.0 threshold=5.0 noise=3.0 verdict=same'
 	assert_line --partial 'metric=max unit=us base=40.00 new=80.00 delta=100.0 threshold=5.0 noise=3.0 verdict=regressed'
-	run -0 rm-bench compare --metric p999 base.rec base.rec -o change,metric,verdict
-	assert_output "$(printf '%s\n' 'change=mem metric=- verdict=skipped' \
-		'change=mem metric=- verdict=skipped' 'change=lat metric=- verdict=skipped' \
-		'change=jitter metric=p999 verdict=same')"
+	# measurements without p999 are not compared: exit 5, each saying why
+	run -5 --separate-stderr rm-bench compare --metric p999 base.rec base.rec -o change,metric,verdict,reason
+	assert_output "$(printf '%s\n' 'change=mem metric=- verdict=skipped reason="none of --metric p999 in both"' \
+		'change=mem metric=- verdict=skipped reason="none of --metric p999 in both"' \
+		'change=lat metric=- verdict=skipped reason="none of --metric p999 in both"' \
+		'change=jitter metric=p999 verdict=same reason=-')"
+	assert_equal "$stderr" "rm-bench: 3 measurements could not be compared (verdict=skipped, see reason)"
 }
 
 @test "compare: matched by name and parameters: missing, added, --ignore" {
@@ -117,8 +120,62 @@ with_value() {
 	bench=lat size=64MiB pages=2MiB cpu=0 mem_node=0 best=- median=- min=- max=- unit=ns runs=0 spread=- loads=- ran_on=- mem_on=- status=skipped reason="no pages"
 	END
 	sed 's/status=skipped reason="no pages"/status=ok reason=-/; s/best=- median=- min=- max=-/best=90 median=91 min=90 max=92/; s/spread=-/spread=2/' hp.rec >hp2.rec
-	run -0 rm-bench compare hp.rec hp2.rec -o change,metric,verdict
-	assert_output 'change=lat metric=- verdict=skipped'
+	# taken in BASE, not in NEW: the gate fails closed (exit 5) unless --allow-missing
+	run -5 --separate-stderr rm-bench compare hp2.rec hp.rec -o change,metric,verdict,reason
+	assert_output 'change=lat metric=- verdict=skipped reason="status=skipped in NEW: no pages"'
+	assert_equal "$stderr" "rm-bench: 1 measurement of BASE not taken in NEW, status=skipped (--allow-missing accepts that)"
+	run -0 --separate-stderr rm-bench compare --allow-missing hp2.rec hp.rec -o verdict
+	assert_output 'verdict=skipped'
+	assert_equal "$stderr" ''
+	# not taken in BASE, or in neither: reported, nothing was lost
+	run -0 --separate-stderr rm-bench compare hp.rec hp2.rec -o reason
+	assert_output 'reason="status=skipped in BASE: no pages"'
+	assert_equal "$stderr" ''
+	run -0 --separate-stderr rm-bench compare hp.rec hp.rec -o reason
+	assert_output 'reason="status=skipped in both: no pages"'
+	# a regression wins over what was not compared: exit 1
+	{ cat base.rec hp2.rec; } >b.rec
+	{ with_value 'op=triad' best 18.40; cat hp.rec; } >n.rec
+	run -1 --separate-stderr rm-bench compare b.rec n.rec -o verdict
+	assert_output "$(printf 'verdict=%s\n' same regressed same same skipped)"
+}
+
+@test "compare: NEW without the metric, or with a base of 0, is not compared: exit 5" {
+	sed -E '/bench=lat/ s/ best=[^ ]+ median=[^ ]+/ best=- median=-/' base.rec >new.rec
+	run -5 --separate-stderr rm-bench compare base.rec new.rec -o change,verdict,reason
+	assert_line --index 2 'change=lat verdict=skipped reason="no best, p99 or median in both"'
+	assert_equal "$stderr" "rm-bench: 1 measurement could not be compared (verdict=skipped, see reason)"
+	with_value 'bench=lat' best 0 >zero.rec
+	run -5 --separate-stderr rm-bench compare zero.rec base.rec -o change,metric,verdict,reason
+	assert_line --index 2 'change=lat metric=best verdict=skipped reason="best is 0 in BASE"'
+	run -5 rm-bench compare --allow-missing zero.rec base.rec -o verdict
+}
+
+@test "compare: units of one dimension are converted; others are not compared: exit 5" {
+	# 10 GB/s against 1 MB/s: converted to BASE's unit, a regression
+	printf '%s\n' 'bench=mem op=copy best=10 unit=GB/s' >gb.rec
+	printf '%s\n' 'bench=mem op=copy best=1 unit=MB/s' >mb.rec
+	run -1 --separate-stderr rm-bench compare gb.rec mb.rec
+	assert_output 'change=mem params="op=copy" metric=best unit=GB/s base=10 new=0.001 delta=-100.0 threshold=5.0 noise=0.0 verdict=regressed reason="NEW in MB/s, converted"'
+	# the same rate in other units is the same
+	printf '%s\n' 'bench=mem op=copy best=10000 unit=MB/s' >mb.rec
+	run -0 rm-bench compare gb.rec mb.rec -o new,delta,verdict
+	assert_output 'new=10 delta=0.0 verdict=same'
+	printf '%s\n' 'bench=lat size=1MiB best=1.5 unit=us' >us.rec
+	printf '%s\n' 'bench=lat size=1MiB best=1400 unit=ns' >ns.rec
+	run -0 rm-bench compare us.rec ns.rec -o unit,new,delta,verdict
+	assert_output 'unit=us new=1.4 delta=-6.7 verdict=improved'
+	# a rate against a time, or a unit not known: not compared, the record says why
+	printf '%s\n' 'bench=mem op=copy best=10 unit=ns' >ns.rec
+	run -5 --separate-stderr rm-bench compare gb.rec ns.rec -o change,unit,verdict,reason
+	assert_output 'change=mem unit=ns verdict=skipped reason="units differ: GB/s and ns"'
+	assert_equal "$stderr" "$(printf '%s\n' "rm-bench: units differ, not compared: 'mem op=copy' (GB/s and ns)" \
+		"rm-bench: 1 measurement could not be compared (verdict=skipped, see reason)")"
+	printf '%s\n' 'bench=mem op=copy best=10 unit=furlongs/s' >f.rec
+	run -5 --separate-stderr rm-bench compare gb.rec f.rec -o verdict,reason
+	assert_output 'verdict=skipped reason="units differ: GB/s and furlongs/s"'
+	# --allow-missing does not accept what could not be compared
+	run -5 rm-bench compare --allow-missing gb.rec f.rec -o verdict
 }
 
 @test "compare: JSON and records match each other, either way round" {
@@ -333,8 +390,9 @@ bad_file() {
 	assert_equal "$stderr" "$(printf '%s\n' \
 		"rm-bench: 1 of 4 measurements of 'base.rec' missing from 'new.rec' (--allow-missing accepts that)" \
 		"rm-bench: 1 measurement failed, status=failed (--allow-missing accepts that)")"
-	# skipped is not failed: reported, exit 0
+	# skipped is not failed: reported, exit 5 (not compared), 0 with --allow-missing
 	sed -E '/bench=lat/ s/status=ok reason=-/status=skipped reason="no pages"/' base.rec >new.rec
-	run -0 rm-bench compare base.rec new.rec -o verdict
+	run -5 --separate-stderr rm-bench compare base.rec new.rec -o verdict
 	assert_line --index 2 'verdict=skipped'
+	run -0 rm-bench compare --allow-missing base.rec new.rec -o verdict
 }

@@ -143,3 +143,21 @@ nr() {
 	assert_line --index 2 '1GiB 0 2'
 	assert_line --index 3 '1GiB 1 0'
 }
+
+@test "fake: a node's pool that cannot be read (EIO) is an error, never the global pool" {
+	require_hp_fuse
+	local eio nd=sys/devices/system/node pool=sys/devices/system/node/node0/hugepages/hugepages-2048kB
+	# the directory that fails, and the one the message names
+	for eio in "$nd $nd" "$nd/node0 $pool" "$pool $pool"; do
+		set -- $eio
+		start_hp_fake "$ROOT" --node 0:1G --node 1:1G --eio "$1"
+		run -1 --separate-stderr rm-hugepages --sysroot "$ROOT" reserve 2M 4 --node 0
+		assert_output ''
+		assert_equal "$stderr" "rm-hugepages: cannot read the NUMA nodes' huge page pools: Input/output error: '$ROOT/$2'"
+		# nothing written: not the global pool, which would spread the pages over every node
+		run -0 cat "$ROOT/fake/log"
+		assert_output ''
+		run -1 rm-hugepages --sysroot "$ROOT"
+		hp_fakes_cleanup
+	done
+}

@@ -16,7 +16,7 @@
 
 enum {
 	X_CHANGE, X_PARAMS, X_METRIC, X_UNIT, X_BASE, X_NEW, X_DELTA, X_THRESHOLD, X_NOISE,
-	X_VERDICT,
+	X_VERDICT, X_REASON,
 };
 static const struct rm_column change_cols[] = {
 	[X_CHANGE] = { "change", RM_COL_STRING, "the measurement: mem, lat, c2c or jitter" },
@@ -30,7 +30,12 @@ static const struct rm_column change_cols[] = {
 	[X_NOISE] = { "noise", RM_COL_FLOAT, "the larger spread of the two, in percent" },
 	[X_VERDICT] = { "verdict", RM_COL_STRING,
 			"regressed, improved, same, noise, skipped, failed, missing or added" },
+	[X_REASON] = { "reason", RM_COL_STRING,
+		       "why it was not compared, or how NEW's unit was converted" },
 };
+
+/* Nothing regressed, failed or is missing, but a measurement could not be compared. */
+#define EXIT_NOT_COMPARED 5
 
 /* Fields that hold results or how they were obtained; the others name the measurement. */
 static const char *const result_fields[] = {
@@ -401,18 +406,58 @@ static void change_record(struct rm_out *out, const struct result *r, const char
 	rm_out_str(out, X_VERDICT, verdict);
 }
 
+/* A measurement not compared, and why (allocated REASON, freed). */
+static void not_compared(struct rm_out *out, const struct result *r, const char *metric,
+			 char *reason)
+{
+	change_record(out, r, metric, rm_record_get(&r->rec, "unit"), "skipped");
+	rm_out_str(out, X_REASON, reason);
+	rm_out_end(out);
+	free(reason);
+}
+
+double unit_factor(const struct rm_record *b, const struct rm_record *n)
+{
+	/* the units rm-bench and the common tools write: times and byte rates */
+	static const struct {
+		const char *name;
+		int dim;
+		double scale;
+	} units[] = {
+		{ "ns", 0, 1e-9 }, { "us", 0, 1e-6 }, { "ms", 0, 1e-3 }, { "s", 0, 1 },
+		{ "B/s", 1, 1 }, { "kB/s", 1, 1e3 }, { "KB/s", 1, 1e3 }, { "MB/s", 1, 1e6 },
+		{ "GB/s", 1, 1e9 }, { "TB/s", 1, 1e12 }, { "KiB/s", 1, 0x1p10 },
+		{ "MiB/s", 1, 0x1p20 }, { "GiB/s", 1, 0x1p30 }, { "TiB/s", 1, 0x1p40 },
+	};
+	const char *bu = rm_record_get(b, "unit"), *nu = rm_record_get(n, "unit");
+	int ib = -1, in = -1;
+
+	if (!bu || !nu || !strcmp(bu, nu))
+		return 1;
+	for (int i = 0; i < (int)ARRAY_SIZE(units); i++) {
+		if (!strcmp(bu, units[i].name))
+			ib = i;
+		if (!strcmp(nu, units[i].name))
+			in = i;
+	}
+	if (ib < 0 || in < 0 || units[ib].dim != units[in].dim)
+		return 0;
+	return units[in].scale / units[ib].scale;
+}
+
 const char *compare_decide(const struct results *base, const struct results *new,
 			   const struct result *b, const struct result *n, const char *metric,
 			   double threshold, double *delta, double *noise)
 {
 	const char *unit = rm_record_get(&b->rec, "unit");
 	bool higher = unit && strstr(unit, "/s"), worse;
-	double vb, vn;
+	double vb, vn, factor = unit_factor(&b->rec, &n->rec);
 
 	if (!number_field(base, &b->rec, metric, &vb) || !number_field(new, &n->rec, metric, &vn))
 		return NULL;
-	if (vb == 0)
+	if (vb == 0 || factor == 0)
 		return "skipped";
+	vn *= factor;
 	*delta = (vn - vb) / fabs(vb) * 100;
 	*noise = fmax(spread_of(base, &b->rec), spread_of(new, &n->rec));
 	worse = higher ? *delta < 0 : *delta > 0;
@@ -423,25 +468,33 @@ const char *compare_decide(const struct results *base, const struct results *new
 	return worse ? "regressed" : "improved";
 }
 
-/* Compare one metric of a matched pair; returns true when it regressed. */
-static bool compare_metric(struct rm_out *out, const struct results *base,
-			   const struct results *new, const struct result *b, const struct result *n,
-			   const char *metric, double threshold)
+/* Compare one metric of a matched pair (both have it, in units of one dimension): 1 when it
+ * regressed, -1 when it could not be compared (a base of 0), else 0. */
+static int compare_metric(struct rm_out *out, const struct results *base,
+			  const struct results *new, const struct result *b, const struct result *n,
+			  const char *metric, double threshold)
 {
-	const char *unit = rm_record_get(&b->rec, "unit");
-	double delta, noise;
+	const char *unit = rm_record_get(&b->rec, "unit"), *nu = rm_record_get(&n->rec, "unit");
+	double delta, noise, factor = unit_factor(&b->rec, &n->rec), vn;
 	const char *verdict = compare_decide(base, new, b, n, metric, threshold, &delta, &noise);
 
-	if (!verdict)
-		return false;
 	if (!strcmp(verdict, "skipped")) {
-		change_record(out, n, metric, unit, "skipped");
-		rm_out_end(out);
-		return false;
+		not_compared(out, n, metric, xasprintf("%s is 0 in BASE", metric));
+		return -1;
 	}
 	change_record(out, n, metric, unit, verdict);
 	rm_out_str(out, X_BASE, rm_record_get(&b->rec, metric));
-	rm_out_str(out, X_NEW, rm_record_get(&n->rec, metric));
+	if (factor != 1) {
+		char *t = NULL;
+
+		number_field(new, &n->rec, metric, &vn);
+		rm_out_str(out, X_NEW, t = xasprintf("%.6g", vn * factor));
+		free(t);
+		rm_out_str(out, X_REASON, t = xasprintf("NEW in %s, converted", nu));
+		free(t);
+	} else {
+		rm_out_str(out, X_NEW, rm_record_get(&n->rec, metric));
+	}
 	rm_out_float(out, X_DELTA, delta, 1);
 	rm_out_float(out, X_THRESHOLD, threshold, 1);
 	rm_out_float(out, X_NOISE, noise, 1);
@@ -490,7 +543,8 @@ static const struct argp_option compare_options[] = {
 	{ "ignore", OPT_IGNORE, "LIST", 0,
 	  "parameter fields that need not match (such as cpus)", 0 },
 	{ "allow-missing", OPT_ALLOW_MISSING, NULL, 0,
-	  "measurements missing from NEW or with status=failed are not regressions", 0 },
+	  "measurements missing from NEW, with status=failed, or skipped in NEW only do not "
+	  "fail", 0 },
 	{ 0 }
 };
 
@@ -555,13 +609,16 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 		"measurements are matched by name and parameters, and each change is reported "
 		"with its size. A change is a regression when it is worse by more than the "
 		"threshold and by more than either run's own spread. Exit status 1 when a "
-		"measurement regressed, failed (status=failed) or is missing from NEW; 2 when "
-		"a file holds no measurements or is not records or JSON.",
+		"measurement regressed, failed (status=failed) or is missing from NEW; 5 when "
+		"one could not be compared (units of other dimensions, no metric, not taken "
+		"in NEW); 2 when a file holds no measurements or is not records or JSON.",
 		NULL, NULL, NULL
 	};
 	struct compare_args a = { .threshold = 5, .common = c };
 	struct results base = { 0 }, new = { 0 };
 	size_t regressed = 0, compared = 0, missing = 0, nfailed = 0;
+	/* status=skipped in NEW only; other units, no metric or a base of 0 */
+	size_t unmeasured = 0, uncompared = 0;
 	struct rm_out *out;
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_INPUT);
@@ -597,21 +654,30 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 			continue;
 		}
 		if (skipped(&b->rec) || skipped(&n->rec)) {
-			change_record(out, n, NULL, rm_record_get(&n->rec, "unit"), "skipped");
-			rm_out_end(out);
+			/* not taken in NEW only: NEW measured less, as when it is missing; in
+			 * BASE too (or only), nothing was lost */
+			bool lost = !skipped(&b->rec);
+			const struct rm_record *r = skipped(&n->rec) ? &n->rec : &b->rec;
+			const char *why = rm_record_get(r, "reason");
+
+			if (why && !strcmp(why, "-"))
+				why = NULL;
+			not_compared(out, n, NULL, xasprintf("status=%s in %s%s%s",
+							     rm_record_get(r, "status"),
+							     lost ? "NEW" : skipped(&n->rec) ? "both" : "BASE",
+							     why ? ": " : "", why ? why : ""));
+			unmeasured += lost;
 			continue;
 		}
-		{
-			const char *bu = rm_record_get(&b->rec, "unit");
-			const char *nu = rm_record_get(&n->rec, "unit");
-
-			if (bu && nu && strcmp(bu, nu)) {
-				rm_warnx("units differ, not compared: '%s %s'",
-				      rm_record_get(&b->rec, "bench"), b->params);
-				change_record(out, n, NULL, nu, "skipped");
-				rm_out_end(out);
-				continue;
-			}
+		if (!unit_factor(&b->rec, &n->rec)) {
+			rm_warnx("units differ, not compared: '%s %s' (%s and %s)",
+				 rm_record_get(&b->rec, "bench"), b->params,
+				 rm_record_get(&b->rec, "unit"), rm_record_get(&n->rec, "unit"));
+			not_compared(out, n, NULL, xasprintf("units differ: %s and %s",
+							     rm_record_get(&b->rec, "unit"),
+							     rm_record_get(&n->rec, "unit")));
+			uncompared++;
+			continue;
 		}
 		if (a.metrics) {
 			bool any = false, bad = false;
@@ -623,7 +689,10 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 
 				if (number_field(&base, &b->rec, m, &v) &&
 				    number_field(&new, &n->rec, m, &v)) {
-					bad |= compare_metric(out, &base, &new, b, n, m, a.threshold);
+					int rc = compare_metric(out, &base, &new, b, n, m, a.threshold);
+
+					bad |= rc > 0;
+					uncompared += rc < 0;
 					any = true;
 				}
 				free(m);
@@ -631,18 +700,18 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 			}
 			regressed += bad;
 			if (!any) {
-				change_record(out, n, NULL, rm_record_get(&n->rec, "unit"), "skipped");
-				rm_out_end(out);
+				not_compared(out, n, NULL, xasprintf("none of --metric %s in both",
+								     a.metrics));
+				uncompared++;
 			}
 		} else {
 			const char *m = default_metric(&b->rec, &n->rec);
+			int rc = m ? compare_metric(out, &base, &new, b, n, m, a.threshold) : -1;
 
-			if (m)
-				regressed += compare_metric(out, &base, &new, b, n, m, a.threshold);
-			else {
-				change_record(out, n, NULL, rm_record_get(&n->rec, "unit"), "skipped");
-				rm_out_end(out);
-			}
+			if (!m)
+				not_compared(out, n, NULL, xstrdup("no best, p99 or median in both"));
+			regressed += rc > 0;
+			uncompared += rc < 0;
 		}
 	}
 	for (size_t k = 0; k < new.n; k++)
@@ -665,9 +734,17 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 	if (nfailed && !a.allow_missing)
 		rm_warnx("%zu measurement%s failed, status=failed (--allow-missing accepts that)",
 			 nfailed, nfailed == 1 ? "" : "s");
+	if (unmeasured && !a.allow_missing)
+		rm_warnx("%zu measurement%s of BASE not taken in NEW, status=skipped "
+			 "(--allow-missing accepts that)",
+			 unmeasured, unmeasured == 1 ? "" : "s");
+	if (uncompared)
+		rm_warnx("%zu measurement%s could not be compared (verdict=skipped, see reason)",
+			 uncompared, uncompared == 1 ? "" : "s");
 	free_results(&base);
 	free_results(&new);
 	if (!a.allow_missing)
-		regressed += missing + nfailed;
-	return regressed ? RM_EXIT_FAILURE : RM_EXIT_SUCCESS;
+		regressed += missing + nfailed, uncompared += unmeasured;
+	/* a CI gate fails closed: what it could not compare is no pass */
+	return regressed ? RM_EXIT_FAILURE : uncompared ? EXIT_NOT_COMPARED : RM_EXIT_SUCCESS;
 }

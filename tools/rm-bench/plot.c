@@ -650,7 +650,7 @@ static void compare_collect(struct deltas *ds, struct results *base, struct resu
 {
 	for (size_t i = 0; i < base->n; i++) {
 		struct result *b = &base->r[i], *n = NULL;
-		const char *metric, *verdict = NULL, *bu, *nu;
+		const char *metric, *verdict = NULL;
 		double delta = 0, noise = 0;
 
 		for (size_t k = 0; k < new->n && !n; k++)
@@ -661,10 +661,8 @@ static void compare_collect(struct deltas *ds, struct results *base, struct resu
 			continue;
 		}
 		n->matched = true;
-		bu = rm_record_get(&b->rec, "unit");
-		nu = rm_record_get(&n->rec, "unit");
 		metric = default_metric(&b->rec, &n->rec);
-		if (metric && !(bu && nu && strcmp(bu, nu)))
+		if (metric)
 			verdict = compare_decide(base, new, b, n, metric, ds->threshold, &delta,
 						 &noise);
 		if (!verdict || !strcmp(verdict, "skipped")) {

@@ -347,10 +347,14 @@ void read_results(struct results *rs, const char *ignore);
 void free_results(struct results *rs);
 /* The metric compared by default for a matched pair: best, p99 or median; NULL: none. */
 const char *default_metric(const struct rm_record *b, const struct rm_record *n);
-/* How METRIC changed from B (in BASE) to N (in NEW), as compare decides it: "same" within
- * THRESHOLD percent, "noise" within the runs' spread, else "regressed" or "improved" by the
- * unit's direction, with *DELTA and *NOISE in percent; "skipped" when the base is 0; NULL when
- * either lacks the metric. Exits 2 when a value is not a number. */
+/* What N's values are multiplied by to be in B's unit (MB/s to GB/s: 0.001); 1 when the units
+ * are the same or either has none, 0 when they are not of one dimension. */
+double unit_factor(const struct rm_record *b, const struct rm_record *n);
+/* How METRIC changed from B (in BASE) to N (in NEW, converted to B's unit), as compare decides
+ * it: "same" within THRESHOLD percent, "noise" within the runs' spread, else "regressed" or
+ * "improved" by the unit's direction, with *DELTA and *NOISE in percent; "skipped" when the base
+ * is 0 or the units cannot be converted; NULL when either lacks the metric. Exits 2 when a value
+ * is not a number. */
 const char *compare_decide(const struct results *base, const struct results *new,
 			   const struct result *b, const struct result *n, const char *metric,
 			   double threshold, double *delta, double *noise);

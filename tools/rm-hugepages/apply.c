@@ -723,6 +723,8 @@ static int apply_changes(struct plan *p, bool no_compact)
 		if (p->oc[k].want == p->oc[k].before)
 			continue;
 		rc = rm_hugepages_set_overcommit(p->hp, p->oc[k].size, p->oc[k].want, &got, &msg);
+		/* the value before not put back: undone with the rest, or said */
+		p->oc[k].written = rc < 0 && got != p->oc[k].before;
 		if (rc < 0) {
 			if (rc == -2) {
 				/* the kernel's word on a size found not gigantic */

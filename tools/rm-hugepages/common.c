@@ -41,10 +41,12 @@ void hp_open(struct rm_hugepages *hp, const char *sysroot)
 {
 	char *msg = NULL;
 
-	if (rm_hugepages_open(hp, sysroot, &msg) < 0) {
+	int rc = rm_hugepages_open(hp, sysroot, &msg);
+
+	if (rc < 0) {
 		rm_warnx("%s", msg);
 		free(msg);
-		exit(RM_EXIT_USAGE);
+		exit(rc == -2 ? RM_EXIT_FAILURE : RM_EXIT_USAGE);
 	}
 }
 

@@ -58,15 +58,6 @@ static error_t overcommit_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* Add "; nothing changed" to *MSG. */
-static void add_nothing_changed(char **msg)
-{
-	char *m = xasprintf("%s; nothing changed", *msg);
-
-	free(*msg);
-	*msg = m;
-}
-
 int cmd_overcommit(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
@@ -147,12 +138,16 @@ int cmd_overcommit(int argc, char **argv, struct rm_common *c)
 			goto usage;
 		}
 		if (rc < 0) {
-			uint64_t now;
-			char *m = NULL;
+			char *m;
 
-			if (rm_hugepages_read_overcommit(&hp, size, &now, &m) == 0 && now == before)
-				add_nothing_changed(&msg);
-			free(m);
+			ps = rm_size_format(hp.sizes[size]);
+			m = got == before ? xasprintf("%s; nothing changed", msg)
+			    : got == UINT64_MAX
+				? xasprintf("%s; the overcommit of %s pages cannot be read back", msg, ps)
+				: xasprintf("%s; the overcommit of %s pages stands at %" PRIu64, msg, ps,
+					    got);
+			free(msg);
+			msg = m;
 			goto fail;
 		}
 		ps = rm_size_format(hp.sizes[size]);

@@ -272,6 +272,26 @@ static void io_open(struct rm_io *io)
 		rm_errx(RM_EXIT_FAILURE, "%s", msg);
 }
 
+/* Undo LG after the failure in *MSG, and add what stands: "; UNDONE" when all of it is undone,
+ * else (after what could not be undone) "; NOT_UNDONE" when not NULL. UNDONE is freed. */
+static void undo_said(struct rm_kernfs_log *lg, char **msg, char *undone, const char *not_undone)
+{
+	size_t len = strlen(*msg);
+	bool any = lg->n > 0;
+	char *m = NULL;
+
+	rm_kernfs_undo(lg, msg);
+	if (any && strlen(*msg) == len)
+		m = xasprintf("%s; %s", *msg, undone);
+	else if (any && not_undone)
+		m = xasprintf("%s; %s", *msg, not_undone);
+	if (m) {
+		free(*msg);
+		*msg = m;
+	}
+	free(undone);
+}
+
 int cmd_limit(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
@@ -334,7 +354,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 	/* apply with undo, then commit */
 	rc = rm_io_set_logged(&io, a.l.owner, devno, &want, &lg, &msg);
 	if (rc < 0) {
-		rm_kernfs_undo(&lg, &msg);
+		undo_said(&lg, &msg, xstrdup("everything done is undone"), NULL);
 		rm_kernfs_log_free(&lg);
 		rm_state_close(&st);
 		rm_errx(rc == -2 ? RM_EXIT_USAGE : RM_EXIT_FAILURE, "%s", msg);
@@ -358,7 +378,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 	}
 	if (rm_state_commit(&st) < 0) {
 		msg = xasprintf("cannot write the state: %s", strerror(errno));
-		rm_kernfs_undo(&lg, &msg);
+		undo_said(&lg, &msg, xstrdup("everything done is undone"), NULL);
 		rm_kernfs_log_free(&lg);
 		rm_state_close(&st);
 		rm_errx(RM_EXIT_FAILURE, "%s", msg);
@@ -433,9 +453,9 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 
 /* ---- release, apply, gc ---- */
 
-int st_limits_release(struct rm_state *st, const char *owner, bool dry_run, char **errmsg)
+int st_limits_release(struct rm_state *st, const char *owner, struct rm_kernfs_log *lg,
+		      char **errmsg)
 {
-	struct rm_kernfs_log lg = { .flags = RM_IO_FILES };
 	struct rm_io_limit none = { 0 };
 	struct rm_io io;
 	bool any = false;
@@ -444,8 +464,8 @@ int st_limits_release(struct rm_state *st, const char *owner, bool dry_run, char
 	for (size_t i = 0; i < st->nrecords; i++)
 		any |= !strcmp(rm_record_kind(&st->records[i]), "limit") &&
 		       !strcmp(rm_record_get(&st->records[i], "limit"), owner);
-	if (!any || dry_run)
-		return any;
+	if (!any)
+		return 0;
 	if (rm_io_open(&io, errmsg) < 0)
 		return -1;
 	for (size_t i = 0; i < st->nrecords && rc == 0; i++) {
@@ -455,29 +475,33 @@ int st_limits_release(struct rm_state *st, const char *owner, bool dry_run, char
 		if (strcmp(rm_record_kind(r), "limit") || strcmp(rm_record_get(r, "limit"), owner))
 			continue;
 		dir = rm_io_path(&io, owner);
-		/* a cgroup gone (a reboot, rm-cpuset release) holds nothing to lift */
+		/* a cgroup gone (a reboot, rm-cpuset release) holds nothing to lift; lifting what
+		 * is lifted already writes the same values again, so a retry does no harm */
 		if (rm_kernfs_is_dir(dir, RM_IO_FILES))
 			rc = rm_io_set_logged(&io, owner, rm_record_get(r, "devno") ?: "0:0", &none,
-					      &lg, errmsg) < 0 ? -1 : 0;
+					      lg, errmsg) < 0 ? -1 : 0;
 		free(dir);
 	}
-	if (rc < 0) {
-		rm_kernfs_undo(&lg, errmsg);
-	} else {
+	if (rc == 0)
 		for (size_t i = st->nrecords; i-- > 0;)
 			if (!strcmp(rm_record_kind(&st->records[i]), "limit") &&
 			    !strcmp(rm_record_get(&st->records[i], "limit"), owner))
 				rm_state_remove(st, i);
-		/* an empty cgroup of ours alone goes; one with processes stays, limits lifted */
-		if (rm_io_remove(&io, owner, errmsg) < 0) {
-			fprintf(stderr, "%s: note: %s\n", program_invocation_short_name, *errmsg);
-			free(*errmsg);
-			*errmsg = NULL;
-		}
-	}
-	rm_kernfs_log_free(&lg);
 	rm_io_close(&io);
 	return rc < 0 ? -1 : 1;
+}
+
+/* After the commit: OWNER's cgroup goes when it is ours alone and empty; one with processes
+ * stays, its limits lifted (a note says why). */
+static void remove_cgroup(const char *owner)
+{
+	struct rm_io io;
+	char *msg = NULL;
+
+	if (rm_io_open(&io, &msg) == 0 && rm_io_remove(&io, owner, &msg) < 0)
+		fprintf(stderr, "%s: note: %s\n", program_invocation_short_name, msg);
+	rm_io_close(&io);
+	free(msg);
 }
 
 static const struct argp_option release_options[] = {
@@ -510,9 +534,10 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 		NULL, NULL, NULL
 	};
 	struct rm_owners o = { 0 };
+	struct rm_kernfs_log lg = { .flags = RM_IO_FILES };
 	struct rm_state st;
-	char *msg = NULL, **names;
-	int n, status = RM_EXIT_SUCCESS;
+	char *msg = NULL, **names, *lifted = NULL;
+	int n, cur = 0, had, status = RM_EXIT_SUCCESS;
 
 	rm_parse_command(&argp, argc, argv, c, &o, RM_PARSE_NO_OUTPUT);
 	rm_owners_require(&o, "release");
@@ -554,8 +579,8 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 			names[n++] = abs ?: xstrdup(nm);
 		}
 	}
-	for (int k = 0; k < n; k++) {
-		const char *nm = names[k];
+	for (cur = 0; cur < n; cur++) {
+		const char *nm = names[cur];
 
 		if (o.dry_run) {
 			for (size_t i = 0; i < st.nrecords; i++) {
@@ -567,29 +592,56 @@ int cmd_release(int argc, char **argv, struct rm_common *c)
 			}
 			continue;
 		}
-		if (!strchr(nm, '/') && st_limits_release(&st, nm, false, &msg) < 0)
-			goto fail;
+		/* the limits lifted with undo, the quotas lifted, then the state: should it not be
+		 * written, the limits go back, so that it never lists one the machine lacks */
+		had = strchr(nm, '/') ? 0 : st_limits_release(&st, nm, &lg, &msg);
+		if (had < 0)
+			goto fail_undo;
 		for (size_t i = st.nrecords; i-- > 0;) {
 			const struct rm_record *r = &st.records[i];
+			char *t;
 
 			if (strcmp(rm_record_kind(r), "quota") ||
 			    (strcmp(rm_record_get(r, "quota"), nm) &&
 			     strcmp(rm_record_get(r, "owner") ?: "", nm)))
 				continue;
 			if (st_quota_lift(r, &msg) < 0)
-				goto fail;
+				goto fail_undo;
+			t = xasprintf("%s%s'%s'", lifted ?: "", lifted ? ", " : "",
+				      rm_record_get(r, "quota"));
+			free(lifted);
+			lifted = t;
 			rm_state_remove(&st, i);
 		}
-		st_commit(&st);
+		if (rm_state_commit(&st) < 0) {
+			msg = xasprintf("cannot write the state: %s", strerror(errno));
+			goto fail_undo;
+		}
+		rm_kernfs_log_free(&lg);
+		free(lifted);
+		lifted = NULL;
+		if (had > 0)
+			remove_cgroup(nm);
 		rm_committed("released '%s'", nm);
 		printf("released=%s\n", nm);
 	}
 	goto out;
-fail:
+fail_undo:
+	undo_said(&lg, &msg, xasprintf("the I/O limits of owner '%s' are set again", names[cur]),
+		  "the state still lists them (release again)");
+	if (lifted) {
+		char *m = xasprintf("%s; the quotas of %s are lifted, but the state still lists them "
+				    "(release again)", msg, lifted);
+
+		free(msg);
+		msg = m;
+	}
 	rm_warnx("%s", msg);
 	free(msg);
 	status = RM_EXIT_FAILURE;
 out:
+	rm_kernfs_log_free(&lg);
+	free(lifted);
 	for (int k = 0; k < n; k++)
 		free(names[k]);
 	free(names);

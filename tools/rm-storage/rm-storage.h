@@ -55,9 +55,11 @@ bool st_quota_alive(const struct rm_record *rec);
 
 /* ---- limits (limit.c), for release and storage.conf ---- */
 
-/* Lift every limit of OWNER recorded in ST and remove their records; its cgroup goes when ours
- * alone. 1 when it had some, 0 when none, -1 with *ERRMSG (nothing lifted then). */
-int st_limits_release(struct rm_state *st, const char *owner, bool dry_run, char **errmsg);
+/* Lift every limit of OWNER recorded in ST, each write logged in LG (started as
+ * { .flags = RM_IO_FILES }) for the caller to undo should the state not be written, and remove
+ * their records. 1 when it had some, 0 when none, -1 with *ERRMSG (what was lifted is in LG). */
+int st_limits_release(struct rm_state *st, const char *owner, struct rm_kernfs_log *lg,
+		      char **errmsg);
 
 /* The options of "limit" that set a limit, in the order of struct rm_io_limit's fields:
  * read-bps, write-bps, read-iops, write-iops, weight, latency-target. */
