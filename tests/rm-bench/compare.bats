@@ -78,8 +78,8 @@ with_value() {
 	run -1 --separate-stderr rm-bench compare --metric median,max base.rec new.rec
 	assert_line --partial 'change=jitter params="cpu=1 shared=no interval_us=1000 policy=fifo priority=99" metric=median unit=us base=2.90 new=2.90 delta=0.0 threshold=5.0 noise=3.0 verdict=same'
 	assert_line --partial 'metric=max unit=us base=40.00 new=80.00 delta=100.0 threshold=5.0 noise=3.0 verdict=regressed'
-	# measurements without p999 are not compared: exit 5, each saying why
-	run -5 --separate-stderr rm-bench compare --metric p999 base.rec base.rec -o change,metric,verdict,reason
+	# measurements without p999 are not compared: exit 1, each saying why
+	run -1 --separate-stderr rm-bench compare --metric p999 base.rec base.rec -o change,metric,verdict,reason
 	assert_output "$(printf '%s\n' 'change=mem metric=- verdict=skipped reason="none of --metric p999 in both"' \
 		'change=mem metric=- verdict=skipped reason="none of --metric p999 in both"' \
 		'change=lat metric=- verdict=skipped reason="none of --metric p999 in both"' \
@@ -120,8 +120,8 @@ with_value() {
 	bench=lat size=64MiB pages=2MiB cpu=0 mem_node=0 best=- median=- min=- max=- unit=ns runs=0 spread=- loads=- ran_on=- mem_on=- status=skipped reason="no pages"
 	END
 	sed 's/status=skipped reason="no pages"/status=ok reason=-/; s/best=- median=- min=- max=-/best=90 median=91 min=90 max=92/; s/spread=-/spread=2/' hp.rec >hp2.rec
-	# taken in BASE, not in NEW: the gate fails closed (exit 5) unless --allow-missing
-	run -5 --separate-stderr rm-bench compare hp2.rec hp.rec -o change,metric,verdict,reason
+	# taken in BASE, not in NEW: the gate fails closed (exit 1) unless --allow-missing
+	run -1 --separate-stderr rm-bench compare hp2.rec hp.rec -o change,metric,verdict,reason
 	assert_output 'change=lat metric=- verdict=skipped reason="status=skipped in NEW: no pages"'
 	assert_equal "$stderr" "rm-bench: 1 measurement of BASE not taken in NEW, status=skipped (--allow-missing accepts that)"
 	run -0 --separate-stderr rm-bench compare --allow-missing hp2.rec hp.rec -o verdict
@@ -140,18 +140,18 @@ with_value() {
 	assert_output "$(printf 'verdict=%s\n' same regressed same same skipped)"
 }
 
-@test "compare: NEW without the metric, or with a base of 0, is not compared: exit 5" {
+@test "compare: NEW without the metric, or with a base of 0, is not compared: exit 1" {
 	sed -E '/bench=lat/ s/ best=[^ ]+ median=[^ ]+/ best=- median=-/' base.rec >new.rec
-	run -5 --separate-stderr rm-bench compare base.rec new.rec -o change,verdict,reason
+	run -1 --separate-stderr rm-bench compare base.rec new.rec -o change,verdict,reason
 	assert_line --index 2 'change=lat verdict=skipped reason="no best, p99 or median in both"'
 	assert_equal "$stderr" "rm-bench: 1 measurement could not be compared (verdict=skipped, see reason)"
 	with_value 'bench=lat' best 0 >zero.rec
-	run -5 --separate-stderr rm-bench compare zero.rec base.rec -o change,metric,verdict,reason
+	run -1 --separate-stderr rm-bench compare zero.rec base.rec -o change,metric,verdict,reason
 	assert_line --index 2 'change=lat metric=best verdict=skipped reason="best is 0 in BASE"'
-	run -5 rm-bench compare --allow-missing zero.rec base.rec -o verdict
+	run -1 rm-bench compare --allow-missing zero.rec base.rec -o verdict
 }
 
-@test "compare: units of one dimension are converted; others are not compared: exit 5" {
+@test "compare: units of one dimension are converted; others are not compared: exit 1" {
 	# 10 GB/s against 1 MB/s: converted to BASE's unit, a regression
 	printf '%s\n' 'bench=mem op=copy best=10 unit=GB/s' >gb.rec
 	printf '%s\n' 'bench=mem op=copy best=1 unit=MB/s' >mb.rec
@@ -167,15 +167,15 @@ with_value() {
 	assert_output 'unit=us new=1.4 delta=-6.7 verdict=improved'
 	# a rate against a time, or a unit not known: not compared, the record says why
 	printf '%s\n' 'bench=mem op=copy best=10 unit=ns' >ns.rec
-	run -5 --separate-stderr rm-bench compare gb.rec ns.rec -o change,unit,verdict,reason
+	run -1 --separate-stderr rm-bench compare gb.rec ns.rec -o change,unit,verdict,reason
 	assert_output 'change=mem unit=ns verdict=skipped reason="units differ: GB/s and ns"'
 	assert_equal "$stderr" "$(printf '%s\n' "rm-bench: units differ, not compared: 'mem op=copy' (GB/s and ns)" \
 		"rm-bench: 1 measurement could not be compared (verdict=skipped, see reason)")"
 	printf '%s\n' 'bench=mem op=copy best=10 unit=furlongs/s' >f.rec
-	run -5 --separate-stderr rm-bench compare gb.rec f.rec -o verdict,reason
+	run -1 --separate-stderr rm-bench compare gb.rec f.rec -o verdict,reason
 	assert_output 'verdict=skipped reason="units differ: GB/s and furlongs/s"'
 	# --allow-missing does not accept what could not be compared
-	run -5 rm-bench compare --allow-missing gb.rec f.rec -o verdict
+	run -1 rm-bench compare --allow-missing gb.rec f.rec -o verdict
 }
 
 @test "compare: JSON and records match each other, either way round" {
@@ -390,9 +390,9 @@ bad_file() {
 	assert_equal "$stderr" "$(printf '%s\n' \
 		"rm-bench: 1 of 4 measurements of 'base.rec' missing from 'new.rec' (--allow-missing accepts that)" \
 		"rm-bench: 1 measurement failed, status=failed (--allow-missing accepts that)")"
-	# skipped is not failed: reported, exit 5 (not compared), 0 with --allow-missing
+	# skipped is not failed: reported, exit 1 (not compared), 0 with --allow-missing
 	sed -E '/bench=lat/ s/status=ok reason=-/status=skipped reason="no pages"/' base.rec >new.rec
-	run -5 --separate-stderr rm-bench compare base.rec new.rec -o verdict
+	run -1 --separate-stderr rm-bench compare base.rec new.rec -o verdict
 	assert_line --index 2 'verdict=skipped'
 	run -0 rm-bench compare --allow-missing base.rec new.rec -o verdict
 }
