@@ -332,7 +332,7 @@ static void limit_line(struct plan *p, unsigned line, struct rm_conf_word *toks,
 				  "missing COUNT, AMOUNT or max after the size: '%s'", toks[2].text);
 	if (no_more(p, line, toks, n, 4) < 0)
 		return;
-	if (!rm_name_valid(toks[1].text) || !strcmp(toks[1].text, "shared"))
+	if (!rm_owner_name_valid(toks[1].text))
 		return rm_conf_fail_shown(&p->conf, toks[1].col, rm_name_valid(toks[1].text)
 				  ? "invalid owner name: '%s' names rm-cpuset's shared pool"
 				  : "invalid owner name: '%s'", toks[1].text);

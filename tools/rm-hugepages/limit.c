@@ -161,7 +161,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 	}
 	rm_out_check(&c->out, limit_cols, limit_ncols, NULL);
 	hp_open(&hp, hp_sysroot(c));
-	if (a.owner && (!rm_name_valid(a.owner) || !strcmp(a.owner, "shared"))) {
+	if (a.owner && !rm_owner_name_valid(a.owner)) {
 		rm_warnx("invalid owner name: '%s'%s", a.owner,
 		       rm_name_valid(a.owner) ? " names rm-cpuset's shared pool" : "");
 		rm_hugepages_close(&hp);

@@ -42,64 +42,6 @@ static const char limit_defaults[] =
 	"limit,disk,read_bps,write_bps,read_iops,write_iops,weight,latency_target,applied,"
 	"rbytes,wbytes";
 
-/* The limits, in the order of struct rm_io_limit's fields and of limit's options. */
-enum { K_RBPS, K_WBPS, K_RIOPS, K_WIOPS, K_WEIGHT, K_LATENCY };
-
-/* The state's field names of the limit fields, in the order of struct rm_io_limit. */
-static const char *const keys[] = { "read_bps", "write_bps", "read_iops", "write_iops",
-				    "weight", "latency_target" };
-
-static uint64_t *field(struct rm_io_limit *l, size_t i, uint64_t *w)
-{
-	switch (i) {
-	case K_RBPS: return &l->rbps;
-	case K_WBPS: return &l->wbps;
-	case K_RIOPS: return &l->riops;
-	case K_WIOPS: return &l->wiops;
-	case K_LATENCY: return &l->latency;
-	default: return w;
-	}
-}
-
-/* The limits of a limit= record. */
-static void rec_limit(const struct rm_record *r, struct rm_io_limit *l)
-{
-	uint64_t w = 0;
-
-	memset(l, 0, sizeof(*l));
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		const char *v = rm_record_get(r, keys[i]);
-
-		*field(l, i, &w) = v && strcmp(v, "-") ? strtoull(v, NULL, 10) : 0;
-	}
-	l->weight = (unsigned)w;
-}
-
-static void rec_set_limit(struct rm_record *r, const struct rm_io_limit *l)
-{
-	uint64_t w = l->weight;
-
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		uint64_t v = *field((struct rm_io_limit *)l, i, &w);
-		char buf[24];
-
-		snprintf(buf, sizeof(buf), "%" PRIu64, v);
-		rm_record_set(r, keys[i], v ? buf : "-");
-	}
-}
-
-bool st_limit_none(const struct rm_io_limit *l)
-{
-	return !l->rbps && !l->wbps && !l->riops && !l->wiops && !l->weight && !l->latency;
-}
-
-static bool limit_same(const struct rm_io_limit *a, const struct rm_io_limit *b)
-{
-	return a->rbps == b->rbps && a->wbps == b->wbps && a->riops == b->riops &&
-	       a->wiops == b->wiops && a->weight == b->weight && a->latency == b->latency;
-}
-
-/* Index of the limit= record of OWNER on DISK, or -1. */
 static long find_limit(const struct rm_state *st, const char *owner, const char *disk)
 {
 	for (size_t i = 0; i < st->nrecords; i++) {
@@ -149,7 +91,7 @@ static void print_limit(struct rm_out *out, const struct rm_outopts *o, const st
 		int rc = rm_io_read(io, owner, devno, &now, &stat, &msg);
 
 		free(msg);
-		rm_out_bool(out, L_APPLIED, rc > 0 && limit_same(&now, l));
+		rm_out_bool(out, L_APPLIED, rc > 0 && st_limit_same(&now, l));
 		if (rc > 0) {
 			rm_out_size(out, L_RBYTES, stat.rbytes);
 			rm_out_size(out, L_WBYTES, stat.wbytes);
@@ -164,75 +106,6 @@ static void print_limit(struct rm_out *out, const struct rm_outopts *o, const st
 
 /* ---- limit ---- */
 
-enum { OPT_RBPS = 0x200, OPT_WBPS, OPT_RIOPS, OPT_WIOPS, OPT_WEIGHT, OPT_LATENCY };
-
-static const struct argp_option limit_options[] = {
-	{ "read-bps", OPT_RBPS, "N", 0, "bytes read per second at most (2M, 500K...; max: none)", 0 },
-	{ "write-bps", OPT_WBPS, "N", 0, "bytes written per second at most", 0 },
-	{ "read-iops", OPT_RIOPS, "N", 0, "reads per second at most", 0 },
-	{ "write-iops", OPT_WIOPS, "N", 0, "writes per second at most", 0 },
-	{ "weight", OPT_WEIGHT, "N", 0,
-	  "proportional weight (io.weight 1-10000; needs blk-iocost or BFQ; max: default)", 0 },
-	{ "latency-target", OPT_LATENCY, "USEC", 0,
-	  "io.latency target in microseconds (cgroup v2; max: none)", 0 },
-	{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print the limits it would set, change nothing", 0 },
-	{ 0 }
-};
-
-const char *st_limit_option(size_t k)
-{
-	return limit_options[k].name;
-}
-
-int st_limit_parse(const struct st_limit_args *a, struct rm_io_limit *l, int *at, char **errmsg)
-{
-	uint64_t w = 0;
-
-	memset(l, 0, sizeof(*l));
-	*at = ST_AT_OWNER;
-	if (!rm_name_valid(a->owner) || !strcmp(a->owner, "shared")) {
-		*errmsg = xasprintf("invalid owner name: '%s'%s", a->owner, rm_name_valid(a->owner)
-				    ? " names rm-cpuset's shared pool" : "");
-		return -1;
-	}
-	for (size_t k = 0; k < ST_NLIMITS; k++) {
-		char opt[32];
-		uint64_t v;
-
-		if (!a->val[k])
-			continue;
-		*at = (int)k;
-		snprintf(opt, sizeof(opt), "--%s", limit_options[k].name);
-		if (st_parse_rate(opt, a->val[k], k == K_RBPS || k == K_WBPS, &v, errmsg) < 0)
-			return -1;
-		if (k == K_WEIGHT && v > UINT32_MAX) {
-			*errmsg = xasprintf("%s out of range: '%s'", opt, a->val[k]);
-			return -1;
-		}
-		*field(l, k, &w) = v;
-	}
-	l->weight = (unsigned)w;
-	return 0;
-}
-
-int st_limit_check(const struct rm_io *io, const char *owner, const struct rm_io_limit *l,
-		   int *at, char **errmsg)
-{
-	/* the weight and the latency target are the limits a hierarchy may lack a file for */
-	const struct rm_io_limit weight = { .weight = l->weight }, latency = { .latency = l->latency };
-
-	*at = ST_AT_OWNER;
-	if (rm_io_check(io, owner, errmsg) < 0)
-		return -1;
-	*at = K_WEIGHT;
-	if (l->weight && (*errmsg = rm_io_refused(io, &weight)))
-		return -1;
-	*at = K_LATENCY;
-	if (l->latency && (*errmsg = rm_io_refused(io, &latency)))
-		return -1;
-	return 0;
-}
-
 struct limit_args {
 	struct st_limit_args l;
 	bool dry_run;
@@ -243,9 +116,9 @@ static error_t limit_parse(int key, char *arg, struct argp_state *state)
 	struct limit_args *a = state->input;
 
 	switch (key) {
-	case OPT_RBPS: case OPT_WBPS: case OPT_RIOPS: case OPT_WIOPS: case OPT_WEIGHT:
-	case OPT_LATENCY:
-		a->l.val[key - OPT_RBPS] = arg;
+	case ST_OPT_RBPS: case ST_OPT_WBPS: case ST_OPT_RIOPS: case ST_OPT_WIOPS: case ST_OPT_WEIGHT:
+	case ST_OPT_LATENCY:
+		a->l.val[key - ST_OPT_RBPS] = arg;
 		break;
 	case RM_OPT_DRY_RUN:
 		a->dry_run = true;
@@ -295,7 +168,7 @@ static void undo_said(struct rm_kernfs_log *lg, char **msg, char *undone, const 
 int cmd_limit(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
-		limit_options, limit_parse, "OWNER DEVICE",
+		st_limit_options, limit_parse, "OWNER DEVICE",
 		"Limit the I/O of an owner's processes on a disk with the io cgroup (io.max, "
 		"io.weight, io.latency; blkio.throttle.* on cgroup v1), in the owner's cgroup below "
 		"the rmtools parent, which 'rm-cpuset run --owner OWNER' joins. Options not given "
@@ -338,12 +211,12 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 	/* lock, plan: the recorded limits with the given ones over them */
 	st_open(&st, a.dry_run ? RM_STATE_READ : RM_STATE_WRITE);
 	if ((i = find_limit(&st, a.l.owner, name)) >= 0)
-		rec_limit(&st.records[i], &want);
+		st_rec_limit(&st.records[i], &want);
 	w = want.weight;
 	gw = given_l.weight;
 	for (size_t k = 0; k < ST_NLIMITS; k++)
 		if (a.l.val[k])
-			*field(&want, k, &w) = *field(&given_l, k, &gw);
+			*st_limit_field(&want, k, &w) = *st_limit_field(&given_l, k, &gw);
 	want.weight = (unsigned)w;
 	out = rm_out_new(&c->out, "limits", limit_cols, ARRAY_SIZE(limit_cols), limit_defaults,
 			 true);
@@ -373,7 +246,7 @@ int cmd_limit(int argc, char **argv, struct rm_common *c)
 			i = (long)st.nrecords - 1;
 		}
 		rm_record_set(&st.records[i], "devno", devno);
-		rec_set_limit(&st.records[i], &want);
+		st_rec_set_limit(&st.records[i], &want);
 		rm_record_unset(&st.records[i], "conf"); /* set by hand: no longer the file's */
 	}
 	if (rm_state_commit(&st) < 0) {
@@ -438,7 +311,7 @@ int cmd_show(int argc, char **argv, struct rm_common *c)
 		if (strcmp(rm_record_kind(r), "limit") ||
 		    !rm_owners_match(&o, rm_record_get(r, "limit")))
 			continue;
-		rec_limit(r, &l);
+		st_rec_limit(r, &l);
 		print_limit(out, &c->out, have_io ? &io : NULL, rm_record_get(r, "limit"),
 			    rm_record_get(r, "disk") ?: "-", rm_record_get(r, "devno") ?: "-", &l);
 	}
@@ -698,11 +571,11 @@ static bool converge(struct rm_state *st, struct st_conf *cf, struct dropped **d
 		for (size_t k = 0; k < cf->n && !l; k++)
 			if (!strcmp(cf->lines[k].owner, owner) && !strcmp(cf->lines[k].disk, disk))
 				l = &cf->lines[k];
-		rec_limit(r, &have);
-		if (l && mark && !strcmp(mark, l->digest) && limit_same(&have, &l->l)) {
+		st_rec_limit(r, &have);
+		if (l && mark && !strcmp(mark, l->digest) && st_limit_same(&have, &l->l)) {
 			l->action = "keep";
 		} else if (l) {
-			rec_set_limit(r, &l->l);
+			st_rec_set_limit(r, &l->l);
 			rm_record_set(r, "conf", l->digest);
 			l->action = "set";
 			changed = true;
@@ -724,7 +597,7 @@ static bool converge(struct rm_state *st, struct st_conf *cf, struct dropped **d
 		rm_record_set(&r, "limit", l->owner);
 		rm_record_set(&r, "disk", l->disk);
 		rm_record_set(&r, "devno", l->devno);
-		rec_set_limit(&r, &l->l);
+		st_rec_set_limit(&r, &l->l);
 		rm_record_set(&r, "conf", l->digest);
 		rm_state_add(st, &r);
 		l->action = "set";
@@ -851,7 +724,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 
 		if (strcmp(rm_record_kind(r), "limit"))
 			continue;
-		rec_limit(r, &l);
+		st_rec_limit(r, &l);
 		if (st_disk(NULL, disk, &names[i], &devnos[i], &msg) < 0) {
 			/* a disk gone stays recorded: gc forgets it */
 			fprintf(stderr, "%s: note: %s (rm-storage gc forgets it)\n",
@@ -904,7 +777,7 @@ int cmd_apply(int argc, char **argv, struct rm_common *c)
 
 			if (!names[i])
 				continue;
-			rec_limit(&st.records[i], &l);
+			st_rec_limit(&st.records[i], &l);
 			print_limit(out, &c->out, a.dry_run ? NULL : &io,
 				    rm_record_get(&st.records[i], "limit"), names[i], devnos[i], &l);
 		}

@@ -53,7 +53,7 @@ int st_quota_lift(const struct rm_record *rec, char **errmsg);
 /* Whether the directory of REC still is the one given its project (exists, same project). */
 bool st_quota_alive(const struct rm_record *rec);
 
-/* ---- limits (limit.c), for release and storage.conf ---- */
+/* ---- releasing limits (limit.c) ---- */
 
 /* Lift every limit of OWNER recorded in ST, each write logged in LG (started as
  * { .flags = RM_IO_FILES }) for the caller to undo should the state not be written, and remove
@@ -61,9 +61,15 @@ bool st_quota_alive(const struct rm_record *rec);
 int st_limits_release(struct rm_state *st, const char *owner, struct rm_kernfs_log *lg,
 		      char **errmsg);
 
+/* ---- an owner's limits (limit-args.c), for limit, apply and storage.conf ---- */
+
 /* The options of "limit" that set a limit, in the order of struct rm_io_limit's fields:
  * read-bps, write-bps, read-iops, write-iops, weight, latency-target. */
 #define ST_NLIMITS 6
+enum { ST_OPT_RBPS = 0x200, ST_OPT_WBPS, ST_OPT_RIOPS, ST_OPT_WIOPS, ST_OPT_WEIGHT,
+       ST_OPT_LATENCY };
+/* limit's options: those above, then --dry-run */
+extern const struct argp_option st_limit_options[];
 /* The long option of limit K, without its dashes. */
 const char *st_limit_option(size_t k);
 
@@ -81,8 +87,16 @@ struct st_limit_args {
  * limit) for max and for those not given. 0, or -1 with *ERRMSG and *AT. */
 int st_limit_parse(const struct st_limit_args *a, struct rm_io_limit *l, int *at, char **errmsg);
 
-/* Whether L limits nothing: every field max (0). */
+/* Whether L limits nothing: every field max (0); whether A and B are the same limits. */
 bool st_limit_none(const struct rm_io_limit *l);
+bool st_limit_same(const struct rm_io_limit *a, const struct rm_io_limit *b);
+
+/* Limit K of L (weight through *W, which the caller moves to and from L->weight). */
+uint64_t *st_limit_field(struct rm_io_limit *l, size_t k, uint64_t *w);
+
+/* The limits of a limit= record of the state, and the record's fields set from L. */
+void st_rec_limit(const struct rm_record *r, struct rm_io_limit *l);
+void st_rec_set_limit(struct rm_record *r, const struct rm_io_limit *l);
 
 /* Whether OWNER may get the limits L on the hierarchy IO: its cgroup where it must be rm-cpuset's,
  * a file for each limit L sets. Reads only. 0, or -1 with *ERRMSG and *AT. */
