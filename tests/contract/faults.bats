@@ -4,6 +4,7 @@
 # tests/contract/failio.c: each is undone, or the message says exactly what stands (exit 1).
 load ../test_helper
 load ../rm-hugepages/helper
+load helper
 
 setup_file() {
 	command -v cc >/dev/null || skip "no C compiler to build the fault shim"
@@ -18,16 +19,8 @@ teardown() {
 
 setup() {
 	export RM_STATE_DIR=$BATS_TEST_TMPDIR/state
-	# a cgroup v2 tree with the io controller and owner web's directory, as the kernel makes it
-	local root=$BATS_TEST_TMPDIR/cg f
-	mkdir -p "$root/rmtools.slice/web"
-	echo io >"$root/cgroup.controllers"
-	: >"$root/cgroup.subtree_control"
-	: >"$root/rmtools.slice/cgroup.subtree_control"
-	for f in io.max io.stat io.latency; do : >"$root/rmtools.slice/web/$f"; done
-	echo "default 100" >"$root/rmtools.slice/web/io.weight"
-	: >"$root/io.weight"
-	: >"$root/io.latency"
+	io_tree
+	local root=$BATS_TEST_TMPDIR/cg
 	CGV2=$root
 	WEB=$root/rmtools.slice/web
 	STATE=$RM_STATE_DIR/storage.state

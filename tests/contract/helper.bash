@@ -38,3 +38,17 @@ check_bad_inputs() {
 		[ "$(snapshot)" = "$before" ] || fail "$tool $args: changed the state or the machine"
 	done
 }
+
+# A cgroup v2 tree with the io controller and owner web's directory, as the kernel makes it, at
+# $BATS_TEST_TMPDIR/cg: io_tree
+io_tree() {
+	local root=$BATS_TEST_TMPDIR/cg f
+	mkdir -p "$root/rmtools.slice/web"
+	echo io >"$root/cgroup.controllers"
+	: >"$root/cgroup.subtree_control"
+	: >"$root/rmtools.slice/cgroup.subtree_control"
+	for f in io.max io.stat io.latency; do : >"$root/rmtools.slice/web/$f"; done
+	echo "default 100" >"$root/rmtools.slice/web/io.weight"
+	: >"$root/io.weight"
+	: >"$root/io.latency"
+}

@@ -9,16 +9,8 @@ load ../cgroup_helper
 setup() {
 	export RM_STATE_DIR=$BATS_TEST_TMPDIR/state
 	STATE=$RM_STATE_DIR/storage.state
-	# a cgroup v2 tree with the io controller and owner web's directory, as the kernel makes it
-	local root=$BATS_TEST_TMPDIR/cg f
-	mkdir -p "$root/rmtools.slice/web"
-	echo io >"$root/cgroup.controllers"
-	: >"$root/cgroup.subtree_control"
-	: >"$root/rmtools.slice/cgroup.subtree_control"
-	for f in io.max io.stat io.latency; do : >"$root/rmtools.slice/web/$f"; done
-	echo "default 100" >"$root/rmtools.slice/web/io.weight"
-	: >"$root/io.weight"
-	: >"$root/io.latency"
+	io_tree
+	local root=$BATS_TEST_TMPDIR/cg
 	export RM_CGROUP_ROOT=$root
 	# a disk of this machine (sysfs lists loop devices even when none is attached)
 	DISK=$(ls /sys/class/block | grep -v '[0-9]p[0-9]' | head -n 1)
