@@ -51,7 +51,7 @@ refused() {
 	{ echo '<topology>'; printf '<object type="PU"/>\n%.0s' {1..16385}; echo '</topology>'; } >"$f"
 	refused rm-topo --topology "$f"
 	assert_equal "$stderr" "rm-topo: topology too large: '$f' (at most 16384 PUs and 1024 children of an object)"
-	lstopo --input "$T16" "$BATS_TEST_TMPDIR/ok.xml" 2>/dev/null || skip "no lstopo"
+	lstopo --input "$T16" "$BATS_TEST_TMPDIR/ok.xml" 2>/dev/null
 	run -0 rm-topo --topology "$BATS_TEST_TMPDIR/ok.xml" calc -N all
 	assert_output 16
 }
