@@ -3,9 +3,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "exitcodes.h"
@@ -144,6 +146,51 @@ void rm_input_invalid(const struct rm_input *in, const char *what)
 	rm_usage_errx("%s: '%s'", what, rm_input_name(in));
 }
 
+/* Exit 2 naming IN and the bounds: what it describes is larger than any machine. */
+static void too_large(const struct rm_input *in)
+{
+	rm_usage_errx("topology too large: '%s' (at most %d PUs and %d children of an object)",
+		      in->topology, RM_TOPO_MAX_PUS, RM_TOPO_MAX_ARITY);
+}
+
+/*
+ * Whether the synthetic description SPEC stays within RM_TOPO_MAX_PUS and RM_TOPO_MAX_ARITY.
+ * hwloc multiplies the counts of the levels unchecked and builds every object before anything
+ * can be said, so the counts are read here first, as hwloc reads them (topology-synthetic.c):
+ * "(attributes)" of the root, then blank-separated levels, "TYPE:COUNT" or "COUNT" with optional
+ * "(attributes)", and "[numa...]" attached without a count. Where hwloc finds no count it refuses
+ * the description itself.
+ */
+static bool synthetic_fits(const char *p)
+{
+	unsigned long long pus = 1, n;
+	char *end;
+
+	if (*p == '(' && (p = strchr(p, ')')))
+		p++;
+	while (p && *p) {
+		p += strspn(p, " \n");
+		if (*p == '[') {
+			if ((p = strchr(p, ']')))
+				p++;
+			continue;
+		}
+		if (*p && (*p < '0' || *p > '9') && !(p = strchr(p, ':')))
+			break;
+		p += *p == ':';
+		errno = 0;
+		n = strtoull(p, &end, 0);
+		if (end == p || !n)
+			break;
+		if (errno || n > RM_TOPO_MAX_ARITY || (pus *= n) > RM_TOPO_MAX_PUS)
+			return false;
+		p = end;
+		if (*p == '(' && (p = strchr(p, ')')))
+			p++;
+	}
+	return true;
+}
+
 void rm_input_check(const struct rm_input *in)
 {
 	if (in->topology_errno == EISDIR)
@@ -153,4 +200,37 @@ void rm_input_check(const struct rm_input *in)
 		errno = in->topology_errno;
 		rm_input_invalid(in, "no such topology file");
 	}
+	if (in->kind == RM_INPUT_SYNTHETIC && !synthetic_fits(in->topology))
+		too_large(in);
+}
+
+char *rm_input_xml(const struct rm_input *in, size_t *size)
+{
+	int fd = open(in->topology, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	size_t pus = 0;
+	ssize_t n = 0;
+	char *buf, *p;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		rm_input_invalid(in, "cannot read the topology file");
+	/* a FIFO or a device may never end: only a file has a size to check */
+	errno = 0;
+	if (!S_ISREG(st.st_mode))
+		rm_input_invalid(in, "not a regular file");
+	if (st.st_size > RM_TOPO_XML_MAX)
+		rm_usage_errx("topology XML file too large: '%s' (at most %d MiB)", in->topology,
+			      RM_TOPO_XML_MAX >> 20);
+	buf = xmalloc((size_t)st.st_size + 1);
+	for (*size = 0; *size < (size_t)st.st_size; *size += (size_t)n)
+		if ((n = read(fd, buf + *size, (size_t)st.st_size - *size)) <= 0)
+			break;
+	close(fd);
+	if (n < 0)
+		rm_input_invalid(in, "cannot read the topology file");
+	buf[*size] = '\0';
+	for (p = buf; (p = strstr(p, "type=\"PU\"")); p++)
+		if (++pus > RM_TOPO_MAX_PUS)
+			too_large(in);
+	return buf;
 }

@@ -72,8 +72,21 @@ const char *rm_input_name(const struct rm_input *in);
  * topology is read from. */
 __attribute__((noreturn)) void rm_input_invalid(const struct rm_input *in, const char *what);
 
+/*
+ * The largest machine a --topology may describe, above what Linux runs on (NR_CPUS is at most
+ * 8192): hwloc builds every object of a synthetic description, and slows past these.
+ */
+#define RM_TOPO_MAX_PUS 16384
+#define RM_TOPO_MAX_ARITY 1024          /* children of one object in a synthetic description */
+#define RM_TOPO_XML_MAX (64 * 1024 * 1024) /* bytes of an XML file */
+
 /* Exit 2 with one line when a --topology names no topology (TOPOLOGY_ERRNO): a directory, or a
- * name that is neither a file nor a synthetic description. */
+ * name that is neither a file nor a synthetic description; or a synthetic description past the
+ * bounds above. */
 void rm_input_check(const struct rm_input *in);
+
+/* The XML file IN names, read whole (NUL-terminated, *SIZE bytes before the NUL); exits 2 when
+ * it is not a regular file or is past the bounds above (in bytes or PUs). */
+char *rm_input_xml(const struct rm_input *in, size_t *size);
 
 #endif

@@ -14,21 +14,32 @@
 static char *committed;
 static char committed_fallback[] = "the change"; /* when even the text cannot be allocated */
 static const char *where;
+static FILE *out; /* where messages go, NULL for stderr */
 
-/* Write S to stderr with control bytes and DEL as \xHH: one line, whatever S holds. */
+void rm_msg_escape(FILE *f, const char *s, size_t n)
+{
+	for (const unsigned char *p = (const unsigned char *)s; p < (const unsigned char *)s + n; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
 static void put_escaped(const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else
-			fputc(*p, stderr);
-	}
+	rm_msg_escape(out ? out : stderr, s, strlen(s));
+}
+
+void rm_msg_to(FILE *f)
+{
+	out = f;
 }
 
 void rm_vmsg(const char *fmt, va_list ap, int errnum)
 {
 	char buf[1024], *text = buf, *heap = NULL;
+	FILE *f;
 	va_list again;
 	int n;
 
@@ -40,22 +51,23 @@ void rm_vmsg(const char *fmt, va_list ap, int errnum)
 	else if ((size_t)n >= sizeof(buf) && vasprintf(&heap, fmt, again) >= 0)
 		text = heap;
 	va_end(again);
-	fprintf(stderr, "%s: ", program_invocation_short_name);
+	f = out ? out : stderr;
+	fprintf(f, "%s: ", program_invocation_short_name);
 	if (where) {
 		put_escaped(where);
-		fputs(": ", stderr);
+		fputs(": ", f);
 	}
 	put_escaped(text);
 	if (errnum) {
-		fputs(": ", stderr);
+		fputs(": ", f);
 		put_escaped(strerror(errnum));
 	}
 	if (committed && !strstr(text, committed)) {
-		fputs("; ", stderr);
+		fputs("; ", f);
 		put_escaped(committed);
-		fputs(" stands", stderr);
+		fputs(" stands", f);
 	}
-	fputc('\n', stderr);
+	fputc('\n', f);
 	free(heap);
 }
 

@@ -4,6 +4,7 @@
 #define RM_MSG_H
 
 #include <stdarg.h>
+#include <stdio.h>
 
 /*
  * Every message a tool prints goes through these: "PROG: MESSAGE" on one line of stderr, with
@@ -17,6 +18,13 @@ __attribute__((format(printf, 1, 2))) void rm_warn(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 2, 3))) void rm_errx(int status, const char *fmt, ...);
 __attribute__((noreturn, format(printf, 2, 3))) void rm_err(int status, const char *fmt, ...);
 void rm_vmsg(const char *fmt, va_list ap, int errnum);
+
+/* Write the N bytes at S to F with control bytes and DEL as \xHH: one line, whatever S holds. */
+void rm_msg_escape(FILE *f, const char *s, size_t n);
+
+/* Send the messages above to F from here on (NULL: stderr, the default): for while stderr is
+ * a filter of another library's messages (rm_tool_main's option parsing). */
+void rm_msg_to(FILE *f);
 
 /* Put WHERE ("FILE:LINE:COLUMN", NULL for none) before every message from here on: for what a
  * line of a configuration file asks, checked by the code a command line's options go through.

@@ -161,37 +161,87 @@ static const struct rm_command *command_find(const struct rm_command *cmds, cons
 }
 
 /*
- * argp follows each option error with a hint line ("Try `rm-topo cpus --help' or ..."), wrapped
- * over two lines. Errors are one line here: argp writes its messages to this stream, which passes
- * them on to stderr and drops everything from the hint on (argp exits right after it).
+ * argp and getopt write an option error as "PROG: MESSAGE\n", MESSAGE holding the argument as
+ * given, then a hint wrapped over two lines ("Try `rm-topo cpus --help' or ..."), then exit.
+ * While options are parsed, stderr (which getopt writes to) and argp's error stream are this
+ * filter: it writes each error on one line of the real stderr with control bytes escaped
+ * (rm_msg_escape) and drops the hint. A newline is the end of a message only where the hint or
+ * the end of parsing follows it; any other is the argument's, and escaped.
  */
+static const char hint[] = "\nTry `";
+static struct {
+	FILE *real;                 /* stderr outside option parsing */
+	FILE *filter;
+	char held[sizeof(hint) - 1]; /* a newline and what followed it, while it may start the hint */
+	size_t nheld;
+	bool dropping; /* in the hint */
+	bool open;     /* a message started and not yet ended */
+} errs;
+
+static void errors_put(char c)
+{
+	if (errs.dropping)
+		return;
+	if (errs.nheld || c == '\n') {
+		errs.held[errs.nheld++] = c;
+		if (!memcmp(errs.held, hint, errs.nheld)) {
+			if (errs.nheld == sizeof(errs.held)) {
+				fputc('\n', errs.real);
+				errs.dropping = true;
+				errs.nheld = 0;
+				errs.open = false;
+			}
+			return;
+		}
+		/* not the hint: the newline and what followed it belong to the message */
+		rm_msg_escape(errs.real, errs.held, errs.nheld - 1);
+		errs.nheld = 0;
+		errors_put(c);
+		return;
+	}
+	rm_msg_escape(errs.real, &c, 1);
+	errs.open = true;
+}
+
 static ssize_t errors_write(void *cookie, const char *buf, size_t size)
 {
-	static char line[1024];
-	static size_t len;
-	static bool hint;
-
 	(void)cookie;
-	for (size_t i = 0; i < size && !hint; i++) {
-		if (len < sizeof(line) - 1)
-			line[len++] = buf[i];
-		if (buf[i] != '\n')
-			continue;
-		hint = !strncmp(line, "Try `", 5);
-		if (!hint)
-			fwrite(line, 1, len, stderr);
-		len = 0;
-	}
+	for (size_t i = 0; i < size; i++)
+		errors_put(buf[i]);
 	return (ssize_t)size;
 }
 
-static FILE *errors_stream(void)
+/* The end of parsing (or an exit during it): end the message, and stderr is stderr again. */
+static void errors_end(void)
 {
-	static FILE *f;
+	if (!errs.filter || stderr != errs.filter)
+		return;
+	if (errs.nheld > 1)
+		rm_msg_escape(errs.real, errs.held, errs.nheld);
+	if (errs.nheld || errs.open)
+		fputc('\n', errs.real);
+	errs.nheld = 0;
+	errs.open = errs.dropping = false;
+	stderr = errs.real;
+	rm_msg_to(NULL);
+}
 
-	if (!f)
-		f = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = errors_write });
-	return f ? f : stderr;
+/* Make stderr the filter, until errors_end(); the filter itself where it cannot be made. */
+static FILE *errors_begin(void)
+{
+	if (!errs.filter) {
+		errs.filter = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = errors_write });
+		if (!errs.filter)
+			return stderr;
+		setvbuf(errs.filter, NULL, _IONBF, 0);
+		atexit(errors_end); /* before rm_close_stdout's report, which then goes to stderr */
+	}
+	if (stderr != errs.filter) {
+		errs.real = stderr;
+		stderr = errs.filter;
+		rm_msg_to(errs.real); /* already one line each */
+	}
+	return errs.filter;
 }
 
 /*
@@ -227,7 +277,6 @@ static error_t wrapper_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->err_stream = errors_stream();
 		/* children: the tool's or command's own options, then the shared ones (as many as
 		 * there are: child_inputs has no room for more) */
 		state->child_inputs[0] = p->tool_input;
@@ -276,9 +325,11 @@ static int parse_wrapped(const struct argp *argp, int argc, char **argv, struct 
 	while (children[p.nchildren].argp)
 		p.nchildren++;
 
+	errors_begin();
 	argp_parse(&wrapper, argc, argv,
 		   ARGP_NO_HELP | (in_order || (flags & RM_PARSE_IN_ORDER) ? ARGP_IN_ORDER : 0),
 		   NULL, &p);
+	errors_end();
 	return p.command;
 }
 
@@ -413,6 +464,23 @@ int rm_tool_main(const struct rm_tool *tool, int argc, char **argv)
 	for (size_t i = 0; i <= n; i++)
 		args[i] = (char *)tool->default_args[i];
 	return run_command(tool, (int)n, args, &common);
+}
+
+int rm_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || n > (UINT64_MAX - (unsigned)(*s - '0')) / 10)
+			return -1;
+		n = n * 10 + (unsigned)(*s - '0');
+	}
+	if (n < min || n > max)
+		return -1;
+	*v = n;
+	return 0;
 }
 
 error_t rm_apply_parse(int key, char *arg, struct argp_state *state)

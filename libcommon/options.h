@@ -5,6 +5,7 @@
 
 #include <argp.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "msg.h"
 #include "output.h"
@@ -77,6 +78,13 @@ enum rm_parse_flags {
  */
 void rm_parse_command(const struct argp *argp, int argc, char **argv, struct rm_common *c,
 		      void *input, unsigned flags);
+
+/*
+ * A number given as an option or operand: plain decimal digits (no sign, blank, base prefix or
+ * unit), from MIN to MAX. Returns 0 with *V, or -1 when S is not such a number, overflows or is out
+ * of range. Written by hand: strtoul() takes signs, blanks and saturates silently.
+ */
+int rm_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v);
 
 /* Keys of --all and --dry-run for the parsers below; each command's options give the help. */
 #define RM_OPT_ALL (RM_OPT_COMMON_BASE - 2)

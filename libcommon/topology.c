@@ -264,6 +264,8 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 	const char *root = rm_input_root(in);
 	struct rm_topo *t = xcalloc(1, sizeof(*t));
 	unsigned long hflags = 0;
+	char *xml = NULL;
+	size_t xml_size;
 
 	t->in = in;
 	/* hwloc loads every plugin at the first init, and they pull in large libraries (X11,
@@ -307,7 +309,11 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 	if (flags & RM_TOPO_WANT_IO)
 		hwloc_topology_set_io_types_filter(t->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 
-	if (in->kind == RM_INPUT_XML && hwloc_topology_set_xml(t->topo, in->topology) < 0)
+	/* an XML file is read once and bounded here, and given to hwloc as a buffer: never a FIFO
+	 * or a device read forever, nor a file changed in between */
+	if (in->kind == RM_INPUT_XML && (xml = rm_input_xml(in, &xml_size),
+					 hwloc_topology_set_xmlbuffer(t->topo, xml,
+								      (int)xml_size + 1) < 0))
 		rm_input_invalid(in, "not a valid hwloc topology XML file");
 	if (in->kind == RM_INPUT_SYNTHETIC &&
 	    hwloc_topology_set_synthetic(t->topo, in->topology) < 0)
@@ -317,6 +323,7 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 			rm_input_invalid(in, "not a valid hwloc topology XML file");
 		rm_err(RM_EXIT_FAILURE, "cannot load the topology");
 	}
+	free(xml);
 	if (in->kind == RM_INPUT_SNAPSHOT &&
 	    (hwloc_bitmap_iszero(hwloc_topology_get_complete_cpuset(t->topo)) ||
 	     !hwloc_obj_get_info_by_name(hwloc_get_root_obj(t->topo), "Backend")))

@@ -119,12 +119,9 @@ void bench_cpus(const struct bench *b, const char *opt, const char *arg, hwloc_b
 
 int bench_node(const struct bench *b, const char *opt, const char *arg, bool need_memory)
 {
-	char *end;
-	long n;
+	uint64_t n;
 
-	errno = 0;
-	n = strtol(arg, &end, 10);
-	if (!*arg || *end || errno || n < 0 || n > RM_CPULIST_MAX)
+	if (rm_parse_uint(arg, 0, RM_CPULIST_MAX, &n))
 		rm_usage_errx("%s: invalid NUMA node: '%s'", opt, arg);
 	if (!hwloc_bitmap_isset(b->nodes, (unsigned)n))
 		rm_usage_errx("no such NUMA node: '%s'", arg);

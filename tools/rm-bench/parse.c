@@ -15,14 +15,12 @@
 
 long parse_long(struct argp_state *state, const char *opt, const char *arg, long min, long max)
 {
-	char *end;
-	long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (!*arg || *end || errno || v < min || v > max)
+	/* every caller's MIN is at least 0: a plain decimal */
+	if (min < 0 || rm_parse_uint(arg, (uint64_t)min, (uint64_t)max, &v))
 		argp_error(state, "%s takes an integer from %ld to %ld: '%s'", opt, min, max, arg);
-	return v;
+	return (long)v;
 }
 
 int parse_runs(struct argp_state *state, const char *arg)

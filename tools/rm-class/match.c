@@ -189,17 +189,14 @@ static const struct argp_option explain_options[] = {
 static error_t match_parse(int key, char *arg, struct argp_state *state)
 {
 	struct match_args *a = state->input;
-	char *end;
-	long n;
+	uint64_t n;
 
 	switch (key) {
 	case OPT_SELECTOR:
 		a->selector = arg;
 		break;
 	case OPT_COUNT:
-		errno = 0;
-		n = strtol(arg, &end, 10);
-		if (*arg < '0' || *arg > '9' || *end || errno || n < 1 || n > 1000000)
+		if (rm_parse_uint(arg, 1, 1000000, &n))
 			argp_error(state, "invalid count: '%s' (from 1 to 1000000)", arg);
 		a->count = (unsigned)n;
 		break;

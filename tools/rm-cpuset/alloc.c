@@ -98,15 +98,12 @@ static hwloc_bitmap_t parse_set_arg(struct argp_state *state, const char *opt, c
 static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 {
 	struct alloc_req *r = state->input;
-	char *end;
-	unsigned long n;
+	uint64_t n;
 	int policy;
 
 	switch (key) {
 	case OPT_COUNT:
-		errno = 0;
-		n = strtoul(arg, &end, 10);
-		if (!isdigit((unsigned char)*arg) || *end || errno || n == 0 || n > 1000000)
+		if (rm_parse_uint(arg, 1, 1000000, &n))
 			argp_error(state, "invalid count: '%s' (a whole number of CPUs, at least 1)",
 				   arg);
 		r->count = n;
@@ -166,9 +163,7 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 		r->isolate = true;
 		break;
 	case OPT_L3_WAYS:
-		errno = 0;
-		n = strtoul(arg, &end, 10);
-		if (!isdigit((unsigned char)*arg) || *end || errno || n == 0 || n > 64)
+		if (rm_parse_uint(arg, 1, 64, &n))
 			argp_error(state, "invalid --l3-ways: '%s' (a number of cache ways, at "
 				   "least 1)", arg);
 		r->l3_ways = (int)n;
@@ -368,8 +363,8 @@ void alloc_memory_check(const struct rm_topo *t, struct alloc_req *r)
 		rm_usage_errx("--memory, --hugepages: cannot read the NUMA nodes' memory: %s", msg);
 	r->pages = xcalloc(r->mm->hp.nsizes + 1, sizeof(*r->pages));
 	for (size_t i = 0; i < r->nhugepages; i++) {
-		char *arg = xstrdup(r->hugepages[i]), *colon = strrchr(arg, ':'), *end;
-		unsigned long long n;
+		char *arg = xstrdup(r->hugepages[i]), *colon = strrchr(arg, ':');
+		uint64_t n;
 		size_t s;
 
 		if (!colon)
@@ -378,9 +373,8 @@ void alloc_memory_check(const struct rm_topo *t, struct alloc_req *r)
 		*colon = '\0';
 		if (rm_hugepages_parse_size(&r->mm->hp, arg, &s, &msg) < 0)
 			rm_usage_errx("--hugepages: %s", msg);
-		errno = 0;
-		n = strtoull(colon + 1, &end, 10);
-		if (!isdigit((unsigned char)colon[1]) || *end || errno || n == 0)
+		/* at most 2^32-1 pages each, so that the sum over every --hugepages stays exact */
+		if (rm_parse_uint(colon + 1, 1, UINT32_MAX, &n))
 			rm_usage_errx("invalid --hugepages: '%s' (N: a whole number of pages, at least "
 				      "1)", r->hugepages[i]);
 		r->pages[s] += n;
@@ -1074,14 +1068,11 @@ static void reserve_memory_check(struct pool *p, struct rm_memmgr *m, const char
 static error_t reserve_parse(int key, char *arg, struct argp_state *state)
 {
 	struct reserve_req *a = state->input;
-	char *end;
-	unsigned long n;
+	uint64_t n;
 
 	switch (key) {
 	case OPT_COUNT:
-		errno = 0;
-		n = strtoul(arg, &end, 10);
-		if (!isdigit((unsigned char)*arg) || *end || errno || n > 1000000)
+		if (rm_parse_uint(arg, 0, 1000000, &n))
 			argp_error(state, "invalid count: '%s' (a whole number of CPUs)", arg);
 		a->count = n;
 		a->have_count = true;

@@ -39,8 +39,7 @@ static const struct argp_option attach_options[] = {
 static error_t attach_parse(int key, char *arg, struct argp_state *state)
 {
 	struct attach_args *a = state->input;
-	char *end;
-	long pid;
+	uint64_t pid;
 
 	switch (key) {
 	case OPT_MIGRATE:
@@ -54,9 +53,7 @@ static error_t attach_parse(int key, char *arg, struct argp_state *state)
 			a->owner = arg;
 			break;
 		}
-		errno = 0;
-		pid = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || pid <= 0 || pid > 0x3fffffff)
+		if (rm_parse_uint(arg, 1, 0x3fffffff, &pid))
 			argp_error(state, "invalid process id: '%s'", arg);
 		a->pids = xrealloc(a->pids, (a->npids + 1) * sizeof(*a->pids));
 		a->pids[a->npids++] = (pid_t)pid;

@@ -77,8 +77,7 @@ static hwloc_bitmap_t set_arg(struct argp_state *state, const char *opt, const c
 static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 {
 	struct alloc_args *a = state->input;
-	unsigned long n;
-	char *end;
+	uint64_t n;
 	int v;
 
 	switch (key) {
@@ -92,9 +91,7 @@ static error_t alloc_parse(int key, char *arg, struct argp_state *state)
 		a->cls = arg;
 		break;
 	case OPT_COUNT:
-		errno = 0;
-		n = strtoul(arg, &end, 10);
-		if (!isdigit((unsigned char)*arg) || *end || errno || n == 0 || n > 100000)
+		if (rm_parse_uint(arg, 1, 100000, &n))
 			argp_error(state, "invalid count: '%s' (a whole number of devices, at least 1)",
 				   arg);
 		a->count = (unsigned)n;

@@ -38,17 +38,14 @@ static const struct argp_option grant_options[] = {
 static error_t grant_parse(int key, char *arg, struct argp_state *state)
 {
 	struct grant_args *a = state->input;
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
 	switch (key) {
 	case OPT_DENY_OTHERS:
 		a->deny_others = true;
 		break;
 	case OPT_PID:
-		errno = 0;
-		v = strtoul(arg, &end, 10);
-		if (!isdigit((unsigned char)*arg) || *end || errno || v == 0 || v > 0x3fffffff)
+		if (rm_parse_uint(arg, 1, 0x3fffffff, &v))
 			argp_error(state, "invalid process id: '%s'", arg);
 		a->pids = xrealloc(a->pids, (a->npids + 1) * sizeof(*a->pids));
 		a->pids[a->npids++] = (pid_t)v;

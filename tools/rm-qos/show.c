@@ -14,6 +14,7 @@
 #include "xalloc.h"
 
 enum { OPT_INTERVAL = 'i', OPT_COUNT = 'c' };
+enum { SHOW_COUNT_MAX = 1000000 }; /* rounds of --count */
 
 struct show_args {
 	char **owners;
@@ -25,16 +26,16 @@ struct show_args {
 static error_t show_parse(int key, char *arg, struct argp_state *state)
 {
 	struct show_args *a = state->input;
-	char *end;
+	uint64_t n;
 
 	switch (key) {
 	case OPT_INTERVAL:
 		a->interval = interval_arg(state, arg);
 		return 0;
 	case OPT_COUNT:
-		a->count = strtol(arg, &end, 10);
-		if (*end || end == arg || a->count < 1)
-			argp_error(state, "invalid count: '%s' (a positive integer)", arg);
+		if (rm_parse_uint(arg, 1, SHOW_COUNT_MAX, &n))
+			argp_error(state, "invalid count: '%s' (from 1 to %d)", arg, SHOW_COUNT_MAX);
+		a->count = (long)n;
 		return 0;
 	case ARGP_KEY_ARG:
 		a->owners = xrealloc(a->owners, (a->n + 1) * sizeof(*a->owners));
