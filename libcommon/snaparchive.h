@@ -19,12 +19,8 @@ int rm_tree_open_dir(int dirfd, const char *rel, bool create);
 int rm_tree_create(int dirfd, const char *rel, mode_t mode);
 /* The symbolic link REL pointing to TARGET (its directories made); 0, or -1 (EEXIST included). */
 int rm_tree_symlink(int dirfd, const char *rel, const char *target);
-/* Remove NAME in DIRFD and everything below it, never following a link; 0 or -1. */
-int rm_tree_remove(int dirfd, const char *name);
 /* The regular files and links below DIRFD. */
 int rm_tree_count(int dirfd);
-/* mkdirat a new private (0700) directory named PREFIX.XXXXXX in DIRFD; its name, or NULL. */
-char *rm_tree_mkdtemp(int dirfd, const char *prefix);
 
 /* The archive format and compression a file name asks for: its suffix (".tar.gz"), or NULL
  * when NAME does not end in one of .tar .tar.gz .tgz .tar.xz .txz .tar.zst .tzst .tar.bz2 .tbz2 */
