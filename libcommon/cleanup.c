@@ -140,7 +140,7 @@ static void on_signal(int sig)
 static void install(void)
 {
 	static bool done;
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 
 	if (__atomic_exchange_n(&done, true, __ATOMIC_ACQ_REL))
 		return;
