@@ -36,11 +36,13 @@ int rm_archive_write(int treefd, const char *top, int outfd, const char *name, t
 
 /*
  * PATH itself when it is not a regular file named as an archive (see rm_archive_suffix);
- * otherwise the archive unpacked into a private directory made with mkdtemp (under $TMPDIR or
- * /tmp), removed at exit: that directory, or the one folder the archive holds when it has no
- * sys/ of its own (exit 2 when neither has one). Absolute names, ".." and entries through or to links that leave the tree are
- * refused, as are entries other than files, directories and links. Exits 2 for an unreadable or
- * unsafe archive, 1 when the unpacking fails.
+ * otherwise the archive unpacked into a private directory made by rm_cleanup_mkdtemp (under
+ * $TMPDIR or /tmp), removed at exit and on a fatal signal: that directory, or the one folder the
+ * archive holds when it has no sys/ of its own (exit 2 when neither has one). Absolute names,
+ * "..", names deeper than RM_CLEANUP_DEPTH and entries through or to links that leave the tree
+ * are refused, as are entries other than files, directories and links, and archives past
+ * RM_ARCHIVE_MAX_SIZE (256 MiB) or RM_ARCHIVE_MAX_ENTRIES (100000). Exits 2 for an unreadable,
+ * unsafe or too large archive, 1 when the unpacking fails (a write failed: a full TMPDIR).
  */
 const char *rm_archive_sysroot(const char *path);
 
