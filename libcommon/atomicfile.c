@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "cleanup.h"
 #include "xalloc.h"
 
 /* NAME's temporary: ".NAME." and six random letters or digits. */
@@ -34,13 +35,14 @@ static char *random_tmp(const char *name)
 
 static void release(struct rm_atomic *a)
 {
+	rm_cleanup_forget(a->cleanup);
 	if (a->ownfd >= 0)
 		close(a->ownfd);
 	free(a->name);
 	free(a->tmp);
 	free(a->path);
 	memset(a, 0, sizeof(*a));
-	a->dirfd = a->ownfd = -1;
+	a->dirfd = a->ownfd = a->cleanup = -1;
 }
 
 int rm_atomic_openat(struct rm_atomic *a, int dirfd, const char *name, const char *path,
@@ -50,7 +52,7 @@ int rm_atomic_openat(struct rm_atomic *a, int dirfd, const char *name, const cha
 
 	memset(a, 0, sizeof(*a));
 	a->dirfd = dirfd;
-	a->ownfd = -1;
+	a->ownfd = a->cleanup = -1;
 	a->name = xstrdup(name);
 	a->path = xstrdup(path);
 	a->mode = mode;
@@ -73,6 +75,7 @@ int rm_atomic_openat(struct rm_atomic *a, int dirfd, const char *name, const cha
 		errno = saved;
 		return -1;
 	}
+	a->cleanup = rm_cleanup_add(dirfd, a->tmp, false); /* removed if the process is ended */
 	return 0;
 }
 

@@ -17,6 +17,7 @@ struct rm_atomic {
 	FILE *f;      /* write the new content here */
 	int dirfd;    /* the target's directory */
 	int ownfd;    /* dirfd when rm_atomic_open opened it (closed at the end), else -1 */
+	int cleanup;  /* the temporary's entry in libcommon/cleanup.h's table, else -1 */
 	char *name;   /* the target, relative to dirfd */
 	char *tmp;    /* the temporary, relative to dirfd; NULL when written into (a device) */
 	char *path;   /* the target, for messages */

@@ -7,19 +7,21 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "snaparchive.h"
+#include "cleanup.h"
 #include "dynlib.h"
 #include "exitcodes.h"
 #include "msg.h"
 #include "options.h"
+#include "size.h"
 #include "xalloc.h"
 
 /* ---- libarchive, loaded on first use ---- */
@@ -49,7 +51,9 @@
 	X(archive_entry_set_symlink) \
 	X(archive_entry_set_uid) \
 	X(archive_entry_set_uname) \
+	X(archive_entry_size) \
 	X(archive_entry_symlink) \
+	X(archive_errno) \
 	X(archive_error_string) \
 	X(archive_read_data_block) \
 	X(archive_read_free) \
@@ -201,31 +205,6 @@ static void free_names(char **names, size_t n)
 	free(names);
 }
 
-int rm_tree_remove(int dirfd, const char *name)
-{
-	struct stat st;
-	char **names;
-	size_t n;
-	int fd, rc = 0;
-
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlinkat(dirfd, name, 0);
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	names = list_dir(fd, &n);
-	for (size_t i = 0; i < n; i++)
-		if (rm_tree_remove(fd, names[i]) < 0)
-			rc = -1;
-	free_names(names, n);
-	close(fd);
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
-		rc = -1;
-	return rc;
-}
-
 int rm_tree_count(int dirfd)
 {
 	char **names;
@@ -251,30 +230,6 @@ int rm_tree_count(int dirfd)
 	}
 	free_names(names, n);
 	return count;
-}
-
-char *rm_tree_mkdtemp(int dirfd, const char *prefix)
-{
-	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-
-	/* mkdtemp(3) takes a path; this makes the directory relative to DIRFD, where the caller
-	 * has already pinned the place */
-	for (int tries = 0; tries < 100; tries++) {
-		unsigned char r[6];
-		char *name;
-
-		if (getrandom(r, sizeof(r), 0) != sizeof(r))
-			return NULL;
-		name = xasprintf("%s.%c%c%c%c%c%c", prefix, chars[r[0] % 62], chars[r[1] % 62],
-				 chars[r[2] % 62], chars[r[3] % 62], chars[r[4] % 62],
-				 chars[r[5] % 62]);
-		if (mkdirat(dirfd, name, 0700) == 0)
-			return name;
-		free(name);
-		if (errno != EEXIST)
-			return NULL;
-	}
-	return NULL;
 }
 
 /* ---- writing archives ---- */
@@ -456,30 +411,45 @@ out:
 
 /* ---- archives as sysroots ---- */
 
-static char *unpacked;   /* the private directory, removed at exit */
+static char *unpacked;   /* the private directory, removed at exit or on a signal */
 static char *sysroot;    /* the snapshot in it */
-static pid_t unpacker;   /* the process that made it: a forked child leaves it alone */
 
-static void remove_unpacked(void)
+/* What an archive may unpack to, unless RM_ARCHIVE_MAX_SIZE or RM_ARCHIVE_MAX_ENTRIES say
+ * more: many times a large machine's snapshot, far less than a compressed bomb. */
+#define ARCHIVE_MAX_SIZE ((uint64_t)256 << 20)
+#define ARCHIVE_MAX_ENTRIES 100000
+
+struct limits {
+	uint64_t size, entries;
+};
+
+static uint64_t limit(const char *var, uint64_t def, bool size)
 {
-	if (unpacked && getpid() == unpacker)
-		rm_tree_remove(AT_FDCWD, unpacked);
-	free(sysroot);
-	free(unpacked);
-	sysroot = unpacked = NULL;
+	const char *v = getenv(var);
+	uint64_t n;
+	char *end, *msg = NULL;
+
+	if (!v || !*v)
+		return def;
+	if (size ? rm_size_parse(v, &n, &msg) < 0
+		 : (errno = 0, n = strtoull(v, &end, 10), *v < '0' || *v > '9' || *end || errno))
+		rm_usage_errx("invalid %s: '%s'", var, v);
+	return n;
 }
 
-/* A name that is relative and has no ".." component. */
+/* A name that is relative, has no ".." component, and is no deeper than the removal at exit
+ * goes. */
 static bool safe_name(const char *name)
 {
 	const char *p = name;
+	int depth = 0;
 
 	if (*name == '/' || !*name)
 		return false;
 	while (*p) {
 		size_t len = strcspn(p, "/");
 
-		if (len == 2 && !strncmp(p, "..", 2))
+		if ((len == 2 && !strncmp(p, "..", 2)) || ++depth > RM_CLEANUP_DEPTH)
 			return false;
 		p += len + strspn(p + len, "/");
 	}
@@ -553,11 +523,22 @@ static const char *escaping_link(int dirfd, const char *path, const char *real)
 	return found;
 }
 
-/* Unpack the archive open at FD (named PATH) into the current directory. */
-static void unpack(int fd, const char *path)
+/* Exit 1: NAME of the archive PATH could not be written (a full or small TMPDIR, say). */
+__attribute__((noreturn)) static void unpack_failed(struct archive *w, const char *name,
+						    const char *path)
+{
+	int e = la.archive_errno(w);
+
+	rm_errx(RM_EXIT_FAILURE, "cannot unpack '%s' from '%s' into '%s': %s", name, path, unpacked,
+		e > 0 ? strerror(e) : la.archive_error_string(w));
+}
+
+/* Unpack the archive open at FD (named PATH) into the current directory, within LIM. */
+static void unpack(int fd, const char *path, const struct limits *lim)
 {
 	struct archive *r, *w;
 	struct archive_entry *e;
+	uint64_t total = 0, entries = 0;
 	int rc;
 
 	la_load();
@@ -577,6 +558,7 @@ static void unpack(int fd, const char *path)
 			      la.archive_error_string(r));
 	while ((rc = la.archive_read_next_header(r, &e)) != ARCHIVE_EOF) {
 		const char *name, *link;
+		la_int64_t size;
 		mode_t type;
 
 		if (rc < ARCHIVE_WARN)
@@ -590,35 +572,45 @@ static void unpack(int fd, const char *path)
 		    (type == AE_IFLNK && (!link || !safe_link(name, link))))
 			rm_usage_errx("unsafe entry in the snapshot archive '%s': '%s'", path,
 				      name ? name : "");
+		/* counted before it is written: the size a header states (a sparse file's whole
+		 * length), which the tar reader never goes beyond */
+		size = la.archive_entry_size(e);
+		total += size > 0 ? (uint64_t)size : 0;
+		if (++entries > lim->entries)
+			rm_usage_errx("snapshot archive too large: '%s': more than %" PRIu64 " entries at "
+				      "'%s' (RM_ARCHIVE_MAX_ENTRIES raises the limit)", path,
+				      lim->entries, name);
+		if (total > lim->size)
+			rm_usage_errx("snapshot archive too large: '%s': more than %s unpacked at '%s' "
+				      "(RM_ARCHIVE_MAX_SIZE raises the limit)", path,
+				      rm_size_format(lim->size), name);
 		/* readable and, for directories, searchable by the owner; no set-id bits */
 		la.archive_entry_set_perm(e, (la.archive_entry_perm(e) & 0755) |
 					  (type == AE_IFDIR ? 0700 : 0400));
+		/* every warning of the writer is a file not written as the archive has it */
 		rc = la.archive_write_header(w, e);
-		if (rc == ARCHIVE_FAILED)
+		if (rc == ARCHIVE_FAILED && la.archive_errno(w) <= 0)
 			rm_usage_errx("unsafe entry in the snapshot archive '%s': '%s': %s", path, name,
 				      la.archive_error_string(w));
-		if (rc < ARCHIVE_WARN)
-			rm_errx(RM_EXIT_FAILURE, "cannot unpack '%s' from '%s': %s", name, path,
-			     la.archive_error_string(w));
+		if (rc != ARCHIVE_OK)
+			unpack_failed(w, name, path);
 		if (type == AE_IFREG) {
 			const void *buf;
-			size_t size;
+			size_t n;
 			la_int64_t offset;
 
-			while ((rc = la.archive_read_data_block(r, &buf, &size, &offset)) == ARCHIVE_OK)
-				if (la.archive_write_data_block(w, buf, size, offset) < ARCHIVE_WARN)
-					rm_errx(RM_EXIT_FAILURE, "cannot unpack '%s' from '%s': %s", name,
-					     path, la.archive_error_string(w));
+			while ((rc = la.archive_read_data_block(r, &buf, &n, &offset)) == ARCHIVE_OK)
+				if (la.archive_write_data_block(w, buf, n, offset) != ARCHIVE_OK)
+					unpack_failed(w, name, path);
 			if (rc != ARCHIVE_EOF)
 				rm_usage_errx("not a readable snapshot archive: '%s': %s", path,
 					      la.archive_error_string(r));
 		}
-		if (la.archive_write_finish_entry(w) < ARCHIVE_WARN)
-			rm_errx(RM_EXIT_FAILURE, "cannot unpack '%s' from '%s': %s", name, path,
-			     la.archive_error_string(w));
+		if (la.archive_write_finish_entry(w) != ARCHIVE_OK)
+			unpack_failed(w, name, path);
 	}
 	if (la.archive_write_close(w) != ARCHIVE_OK)
-		rm_errx(RM_EXIT_FAILURE, "cannot unpack '%s': %s", path, la.archive_error_string(w));
+		unpack_failed(w, "", path);
 	la.archive_write_free(w);
 	la.archive_read_free(r);
 }
@@ -633,8 +625,9 @@ static bool is_dir_at(int dirfd, const char *name)
 const char *rm_archive_sysroot(const char *path)
 {
 	const char *tmp = getenv("TMPDIR"), *bad;
-	int fd, cwd, dirfd;
-	char *top = NULL, *real, **names;
+	int fd, cwd, dirfd, tmpfd, slot;
+	char *top = NULL, *real, **names, *name;
+	struct limits lim;
 	struct stat st;
 	size_t n;
 
@@ -647,28 +640,28 @@ const char *rm_archive_sysroot(const char *path)
 	}
 	if (!S_ISREG(st.st_mode))
 		return path; /* a directory named like an archive is a snapshot directory */
+	lim.size = limit("RM_ARCHIVE_MAX_SIZE", ARCHIVE_MAX_SIZE, true);
+	lim.entries = limit("RM_ARCHIVE_MAX_ENTRIES", ARCHIVE_MAX_ENTRIES, false);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		rm_err(RM_EXIT_FAILURE, "cannot read '%s'", path);
 
-	unpacked = xasprintf("%s/rmtools-sysroot.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-	if (!mkdtemp(unpacked)) {
-		int e = errno;
-
-		free(unpacked);
-		unpacked = NULL;
-		errno = e;
-		rm_err(RM_EXIT_FAILURE, "cannot create a directory for '%s'", path);
-	}
-	unpacker = getpid();
-	atexit(remove_unpacked);
+	/* removed at exit and on a signal; one a killed run left is removed here */
+	tmp = tmp && *tmp == '/' ? tmp : "/tmp";
+	tmpfd = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	name = tmpfd >= 0 ? rm_cleanup_mkdtemp(tmpfd, "rmtools-sysroot", &slot) : NULL;
+	if (!name)
+		rm_err(RM_EXIT_FAILURE, "cannot create a directory in '%s' for '%s'", tmp, path);
+	close(tmpfd);
+	unpacked = xasprintf("%s/%s", tmp, name);
+	free(name);
 
 	/* libarchive writes relative to the working directory: the private one, for the while */
 	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	dirfd = open(unpacked, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (cwd < 0 || dirfd < 0 || fchdir(dirfd) < 0)
 		rm_err(RM_EXIT_FAILURE, "cannot unpack '%s' into '%s'", path, unpacked);
-	unpack(fd, path);
+	unpack(fd, path, &lim);
 	if (fchdir(cwd) < 0)
 		rm_err(RM_EXIT_FAILURE, "cannot return to the working directory");
 	close(cwd);

@@ -19,12 +19,8 @@ int rm_tree_open_dir(int dirfd, const char *rel, bool create);
 int rm_tree_create(int dirfd, const char *rel, mode_t mode);
 /* The symbolic link REL pointing to TARGET (its directories made); 0, or -1 (EEXIST included). */
 int rm_tree_symlink(int dirfd, const char *rel, const char *target);
-/* Remove NAME in DIRFD and everything below it, never following a link; 0 or -1. */
-int rm_tree_remove(int dirfd, const char *name);
 /* The regular files and links below DIRFD. */
 int rm_tree_count(int dirfd);
-/* mkdirat a new private (0700) directory named PREFIX.XXXXXX in DIRFD; its name, or NULL. */
-char *rm_tree_mkdtemp(int dirfd, const char *prefix);
 
 /* The archive format and compression a file name asks for: its suffix (".tar.gz"), or NULL
  * when NAME does not end in one of .tar .tar.gz .tgz .tar.xz .txz .tar.zst .tzst .tar.bz2 .tbz2 */
@@ -40,11 +36,13 @@ int rm_archive_write(int treefd, const char *top, int outfd, const char *name, t
 
 /*
  * PATH itself when it is not a regular file named as an archive (see rm_archive_suffix);
- * otherwise the archive unpacked into a private directory made with mkdtemp (under $TMPDIR or
- * /tmp), removed at exit: that directory, or the one folder the archive holds when it has no
- * sys/ of its own (exit 2 when neither has one). Absolute names, ".." and entries through or to links that leave the tree are
- * refused, as are entries other than files, directories and links. Exits 2 for an unreadable or
- * unsafe archive, 1 when the unpacking fails.
+ * otherwise the archive unpacked into a private directory made by rm_cleanup_mkdtemp (under
+ * $TMPDIR or /tmp), removed at exit and on a fatal signal: that directory, or the one folder the
+ * archive holds when it has no sys/ of its own (exit 2 when neither has one). Absolute names,
+ * "..", names deeper than RM_CLEANUP_DEPTH and entries through or to links that leave the tree
+ * are refused, as are entries other than files, directories and links, and archives past
+ * RM_ARCHIVE_MAX_SIZE (256 MiB) or RM_ARCHIVE_MAX_ENTRIES (100000). Exits 2 for an unreadable,
+ * unsafe or too large archive, 1 when the unpacking fails (a write failed: a full TMPDIR).
  */
 const char *rm_archive_sysroot(const char *path);
 

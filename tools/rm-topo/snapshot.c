@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "devices.h"
 #include "exitcodes.h"
 #include "input.h"
@@ -255,22 +256,6 @@ static const struct argp snapshot_argp = {
 	NULL, NULL, NULL
 };
 
-/* What a failed snapshot leaves: removed at exit unless it succeeded. */
-static struct {
-	int dirfd;     /* the destination's parent */
-	char *tmp;     /* the private working tree of an archive */
-	char *created; /* the archive, or the directory made for the copy */
-	bool done;
-} cleanup = { -1, NULL, NULL, false };
-
-static void remove_leftovers(void)
-{
-	if (cleanup.tmp)
-		rm_tree_remove(cleanup.dirfd, cleanup.tmp);
-	if (cleanup.created && !cleanup.done)
-		rm_tree_remove(cleanup.dirfd, cleanup.created);
-}
-
 static bool dir_is_empty(int fd)
 {
 	int dup = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -294,9 +279,11 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 {
 	const struct rm_input *in;
 	const char *dest = NULL, *root, *suffix;
-	char *parent, *base, *top = NULL, *work = NULL, *msg = NULL;
+	char *parent, *base, *top = NULL, *work = NULL, *tmp = NULL, *msg = NULL;
 	struct dest d = { -1, NULL };
-	int outfd = -1, n;
+	/* what a failed or interrupted snapshot leaves is removed (libcommon/cleanup.h): the
+	 * archive or the directory made for the copy, and an archive's private working tree */
+	int outfd = -1, n, dirfd, created = -1, work_slot = -1;
 	size_t len;
 
 	rm_parse_command(&snapshot_argp, argc, argv, c, &dest, RM_PARSE_NO_OUTPUT);
@@ -327,43 +314,40 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 	}
 	if (!*base)
 		rm_usage_errx("not a new or empty directory: '%s'", dest);
-	cleanup.dirfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cleanup.dirfd < 0)
+	dirfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
 		rm_err(RM_EXIT_FAILURE, "cannot create '%s'", dest);
-	atexit(remove_leftovers);
 	d.name = dest;
 
 	if ((suffix = rm_archive_suffix(base))) {
 		struct stat st;
 
 		/* a file, a directory or a link there, dangling or not, is never written through */
-		if (fstatat(cleanup.dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			rm_usage_errx("file exists: '%s'", dest);
-		outfd = openat(cleanup.dirfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			       0644);
+		outfd = openat(dirfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (outfd < 0 && errno == EEXIST)
 			rm_usage_errx("file exists: '%s'", dest);
 		if (outfd < 0)
 			rm_err(RM_EXIT_FAILURE, "cannot create '%s'", dest);
-		cleanup.created = base;
+		created = rm_cleanup_add(dirfd, base, false);
 		/* the copy is made in a private (0700) directory next to the archive */
-		cleanup.tmp = rm_tree_mkdtemp(cleanup.dirfd, ".rm-topo-snapshot");
-		if (!cleanup.tmp)
+		tmp = rm_cleanup_mkdtemp(dirfd, ".rm-topo-snapshot", &work_slot);
+		if (!tmp)
 			rm_err(RM_EXIT_FAILURE, "cannot create a directory next to '%s'", dest);
-		d.dirfd = openat(cleanup.dirfd, cleanup.tmp,
-				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		d.dirfd = openat(dirfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (d.dirfd < 0)
 			rm_err(RM_EXIT_FAILURE, "cannot create a directory next to '%s'", dest);
 		top = xasprintf("%.*s", (int)(strlen(base) - strlen(suffix)), base);
-		d.name = work = xasprintf("%s/%s", parent, cleanup.tmp);
+		d.name = work = xasprintf("%s/%s", parent, tmp);
 	} else {
-		if (mkdirat(cleanup.dirfd, base, 0755) == 0)
-			cleanup.created = base;
+		if (mkdirat(dirfd, base, 0755) == 0)
+			created = rm_cleanup_add(dirfd, base, true);
 		else if (errno != EEXIST)
 			rm_err(RM_EXIT_FAILURE, "cannot create '%s'", dest);
 		/* an existing empty directory is taken; a link to one is not followed */
-		d.dirfd = openat(cleanup.dirfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (d.dirfd < 0 || (!cleanup.created && !dir_is_empty(d.dirfd)))
+		d.dirfd = openat(dirfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (d.dirfd < 0 || (created < 0 && !dir_is_empty(d.dirfd)))
 			rm_usage_errx("not a new or empty directory: '%s'", dest);
 	}
 
@@ -381,12 +365,11 @@ int cmd_snapshot(int argc, char **argv, struct rm_common *c)
 			rm_err(RM_EXIT_FAILURE, "cannot write '%s'", dest);
 	}
 	close(d.dirfd);
-	cleanup.done = true;
-	if (cleanup.tmp && rm_tree_remove(cleanup.dirfd, cleanup.tmp) < 0)
+	rm_cleanup_forget(created);
+	if (rm_cleanup_now(work_slot) < 0)
 		rm_warn("cannot remove '%s'", work);
-	free(cleanup.tmp);
-	cleanup.tmp = NULL;
-	cleanup.created = NULL;
+	free(tmp);
+	close(dirfd);
 
 	fputs("snapshot=", stdout);
 	rm_record_write_value(stdout, dest);
