@@ -266,7 +266,7 @@ int rm_atomic_open_output(struct rm_atomic *a, int dirfd, const char *name, cons
 	int kind = output_kind(dirfd, name, path, errmsg);
 
 	memset(a, 0, sizeof(*a));
-	a->dirfd = a->ownfd = -1;
+	a->dirfd = a->ownfd = a->cleanup = -1;
 	if (kind < 0)
 		return -1;
 	if (kind > 0)

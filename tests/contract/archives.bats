@@ -219,3 +219,12 @@ slow_snapshot() {
 		assert_equal "$(ls -A "$t")" ""
 	done
 }
+
+@test "--sysroot FILE.tar.gz with output into a device or a FIFO: the unpacked folder still goes at exit" {
+	make_box
+	mknod "$BATS_TEST_TMPDIR/null" c 1 3
+	run -0 rm-topo --sysroot "$BOX" draw --svg "$BATS_TEST_TMPDIR/null"
+	run -0 rm-topo --sysroot "$BOX" export nfd -o "$BATS_TEST_TMPDIR/null"
+	[ -c "$BATS_TEST_TMPDIR/null" ]
+	assert_equal "$(unpacked)" ""
+}
