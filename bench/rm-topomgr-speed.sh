@@ -4,6 +4,7 @@
 #   - the hint and the allocation of 8 and 40 CPUs on 128 and 256 NUMA nodes under each policy,
 #     timed inside tests/unit/test-topomgr after the topology is loaded (budget 50 ms each);
 #   - `rm-topo cpus` on 8,192 CPUs against `hwloc-calc --input` loading the same description;
+#   - `rm-cpuset alloc --dry-run` on 34, 128 and 256 NUMA nodes against hwloc-calc loading each;
 #   - `rm-cpuset alloc --dry-run --policy restricted` on 8,192 CPUs against the same hwloc-calc,
 #     and its allocation after the load (timed inside test-topomgr).
 # Needs hyperfine and jq (Debian packages), and `make check` (it builds test-topomgr). State goes
@@ -58,6 +59,20 @@ for spec in "package:8 numa:16 core:8 pu:2" "package:16 numa:16 core:8 pu:2"; do
 		done
 	done
 done
+
+# rm-cpuset alloc (topology load, state read and checked, plan) against hwloc-calc loading the
+# same topology, at 34, 128 and 256 NUMA nodes, with one allocation in the state
+for spec in "package:2 numa:17 core:8 pu:2" "package:2 numa:64 core:2 pu:2" \
+	"package:4 numa:64 core:2 pu:2"; do
+	nodes=$(echo "$spec" | awk '{ n = 1; for (i = 1; i <= NF; i++)
+		if ($i ~ /^(package|numa):/) { split($i, a, ":"); n *= a[2] } print n }')
+	rm -rf "$RM_STATE_DIR"
+	"$rm_cpuset" --no-cgroups --topology "$spec" alloc --count 4 --owner seed >/dev/null
+	bench_compare "cpuset-alloc-nodes-$nodes" rm_cpuset \
+		"$rm_cpuset --no-cgroups --topology '$spec' alloc --dry-run --count 16 --owner x" \
+		hwloc_calc "hwloc-calc --input '$spec' all"
+done
+rm -rf "$RM_STATE_DIR"
 
 # rm-topo cpus on 8,192 CPUs against hwloc-calc loading the same topology
 bench_compare topo-cpus-8192 rm_topo "$rm_topo --topology '$huge' cpus" \

@@ -15,11 +15,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "cpulist.h"
 #include "irq.h"
 #include "kernfs.h"
 #include "process.h"
 #include "quiet.h"
+#include "snaparchive.h"
 #include "state.h"
 #include "sysfs.h"
 #include "xalloc.h"
@@ -455,61 +457,32 @@ static int run_cmd(char *const argv[])
 }
 
 /* mkdir -p of PATH, each component created 0755 and none a link. */
-static int make_dirs(const char *path)
-{
-	char *p = xstrdup(path);
-	int rc = 0;
-
-	for (char *s = p + 1; *s && !rc; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0755) && errno != EEXIST)
-				rc = -1;
-			*s = '/';
-		}
-	if (!rc && mkdir(p, 0755) && errno != EEXIST)
-		rc = -1;
-	free(p);
-	return rc;
-}
-
-/* Replace FILE with TEXT (NULL: remove it): a private temporary file renamed into place, both
- * relative to the directory's descriptor, no link followed. 0 or -1 with errno. */
+/* Replace FILE (absolute) with TEXT (NULL: remove it), atomically; its directories are reached
+ * (and made) from / one at a time, no link followed. 0 or -1 with errno. */
 static int put_text(const char *file, const char *text)
 {
-	char *dir = xstrdup(file), *slash = strrchr(dir, '/'), tmp[64];
+	char *dir = xstrdup(file), *msg = NULL;
 	const char *name = strrchr(file, '/') + 1;
-	int dfd, fd, rc = -1, saved;
-	size_t len;
+	struct rm_atomic a;
+	int root, dfd, rc = -1, saved;
 
-	*slash = '\0';
-	if (text && make_dirs(dir)) {
-		free(dir);
-		return -1;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	free(dir);
-	if (dfd < 0)
-		return text ? -1 : 0;
-	if (!text) {
-		rc = unlinkat(dfd, name, 0) && errno != ENOENT ? -1 : 0;
-		saved = errno;
-		close(dfd);
-		errno = saved;
-		return rc;
-	}
-	snprintf(tmp, sizeof(tmp), ".rmtools-quiet.%d", (int)getpid());
-	unlinkat(dfd, tmp, 0);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		len = strlen(text);
-		if (write(fd, text, len) == (ssize_t)len && fsync(fd) == 0 &&
-		    close(fd) == 0 && renameat(dfd, tmp, dfd, name) == 0)
-			rc = 0;
-		else
-			unlinkat(dfd, tmp, 0);
-	}
+	dir[name - file - 1] = '\0';
+	root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = root < 0 ? -1 : !*dir ? dup(root) : rm_tree_open_dir(root, dir + 1, text != NULL);
 	saved = errno;
+	if (root >= 0)
+		close(root);
+	free(dir);
+	if (dfd < 0) {
+		errno = saved;
+		return text || (errno != ENOENT) ? -1 : 0;
+	}
+	if (!text)
+		rc = unlinkat(dfd, name, 0) && errno != ENOENT ? -1 : 0;
+	else if (rm_atomic_openat(&a, dfd, name, file, 0644, NULL, &msg) == 0)
+		rc = (fputs(text, a.f), rm_atomic_commit(&a, &msg));
+	saved = errno;
+	free(msg);
 	close(dfd);
 	errno = saved;
 	return rc;

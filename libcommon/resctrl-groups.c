@@ -17,6 +17,7 @@
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "kernfs.h"
+#include "mountpoint.h"
 #include "resctrl.h"
 #include "resctrl-internal.h"
 #include "xalloc.h"
@@ -953,16 +954,28 @@ int rm_resctrl_mount(const char *root, bool cdp, bool mba_mbps, char **errmsg)
 {
 	char *opts = xasprintf("%s%s%s", cdp ? "cdp" : "", cdp && mba_mbps ? "," : "",
 			       mba_mbps ? "mba_MBps" : "");
-	int rc = mount("resctrl", root, "resctrl", 0, *opts ? opts : NULL), saved = errno;
+	bool made = false;
+	char *why = NULL;
+	/* the directory reached without following a link, in directories only root changes */
+	int fd = rm_mountpoint_open(root, &made, &why), rc = -1, saved = errno;
 
-	if (rc < 0)
+	if (fd >= 0) {
+		rc = rm_mount_fd(fd, "resctrl", "resctrl", 0, *opts ? opts : NULL);
+		saved = errno;
+		close(fd);
+		if (rc < 0 && made)
+			rm_mountpoint_remove(root);
+	}
+	if (rc < 0 && why)
+		*errmsg = xasprintf("cannot mount resctrl: %s", why);
+	else if (rc < 0)
 		*errmsg = xasprintf("cannot mount resctrl on %s%s%s: %s", root, *opts ? " with " : "",
 				    opts, strerror(saved));
+	free(why);
 	free(opts);
 	errno = saved;
 	return rc < 0 ? -1 : 0;
 }
-
 
 /* ---- monitoring groups ---- */
 

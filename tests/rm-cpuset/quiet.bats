@@ -70,6 +70,14 @@ snapshot() {
 	[ ! -e "$R/run/rmtools/irqbalance.env" ]
 }
 
+@test "quiet: irqbalance's environment file is not written through a symlinked directory" {
+	mkdir -p "$BATS_TEST_TMPDIR/elsewhere/rmtools"
+	ln -s "$BATS_TEST_TMPDIR/elsewhere" "$R/run"
+	run "$tq" "$R" 6-7 0-7
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere/rmtools")" ] || fail "written through the link: $output"
+	[ -L "$R/run" ]
+}
+
 @test "quiet: an IRQ whose affinity cannot be written is reported unmovable, not journaled, and the rest goes on" {
 	# a link: the write, which follows none, fails as the kernel's EIO would
 	echo 6 >"$R/proc/irq/25/real" && ln -sf real "$R/proc/irq/25/smp_affinity_list"
