@@ -3,6 +3,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,30 @@ char *rm_conf_path(const char *name)
 	return xasprintf("%s/%s", v && *v ? v : RM_CONF_DIR_DEFAULT, name);
 }
 
+FILE *rm_fopen_read(const char *path)
+{
+	/* O_NONBLOCK: the open of a FIFO without a writer returns at once (a blocking one waits
+	 * for a writer for ever); reads are blocking again after it, and read end-of-file while
+	 * no one writes */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), saved;
+	struct stat st;
+	FILE *f = NULL;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		saved = errno;
+	else if (S_ISDIR(st.st_mode))
+		saved = EISDIR;
+	else if (!(f = fdopen(fd, "re")))
+		saved = errno;
+	else
+		return f;
+	close(fd);
+	errno = saved;
+	return NULL;
+}
+
 int rm_conf_open(struct rm_conf *c, const char *path)
 {
 	memset(c, 0, sizeof(*c));
@@ -28,7 +55,7 @@ int rm_conf_open(struct rm_conf *c, const char *path)
 		c->file = "(standard input)";
 		return 0;
 	}
-	if (!(c->f = fopen(path, "re"))) {
+	if (!(c->f = rm_fopen_read(path))) {
 		int saved = errno;
 
 		free(c->path);

@@ -32,6 +32,10 @@ char *rm_conf_path(const char *name);
 
 /* Open PATH ("-": standard input) for reading. -1 with errno. */
 int rm_conf_open(struct rm_conf *c, const char *path);
+
+/* PATH opened to read ("re"), as cat(1) would but never waiting for a writer: a FIFO nobody
+ * writes reads as empty rather than blocks, and a directory fails (EISDIR). NULL with errno. */
+FILE *rm_fopen_read(const char *path);
 void rm_conf_close(struct rm_conf *c);
 
 /* Split the next line that has words into W (RM_CONF_MAX_WORDS of them). Returns their count,

@@ -115,3 +115,18 @@ refused() {
 	done
 	assert_equal "$(ls -lR "$RM_STATE_DIR")" "$before"
 }
+
+@test "inputs: a FIFO nobody writes to, given as a file to read, is read as empty, never waited on" {
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	export RM_STATE_DIR=$BATS_TEST_TMPDIR/state
+	run timeout 10 rm-cpuset --topology "package:2 core:4 pu:2" --no-cgroups apply --dry-run "$BATS_TEST_TMPDIR/fifo"
+	[ "$status" -ne 124 ] || fail "rm-cpuset apply waited on the FIFO"
+	run timeout 10 rm-hugepages apply --dry-run "$BATS_TEST_TMPDIR/fifo"
+	[ "$status" -ne 124 ] || fail "rm-hugepages apply waited on the FIFO"
+	run timeout 10 rm-storage apply --dry-run "$BATS_TEST_TMPDIR/fifo"
+	[ "$status" -ne 124 ] || fail "rm-storage apply waited on the FIFO"
+	run -2 timeout 10 rm-bench compare "$BATS_TEST_TMPDIR/fifo" "$BATS_TEST_TMPDIR/fifo"
+	# a pipe with a writer is still read whole, as process substitution gives it
+	run -2 --separate-stderr rm-hugepages apply --dry-run <(echo; echo "2M 1 extra")
+	assert_regex "$stderr" '^rm-hugepages: /dev/fd/[0-9]+:2:4: '
+}

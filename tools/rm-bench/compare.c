@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conffile.h"
 #include "exitcodes.h"
 #include "json.h"
 #include "rm-bench.h"
@@ -198,7 +199,7 @@ static void make_key(struct result *res, const char *ignore)
 /* The whole of FILE ("-": standard input); exits 2 when it cannot be read. */
 static char *slurp(const char *file, size_t *len)
 {
-	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	FILE *f = strcmp(file, "-") ? rm_fopen_read(file) : stdin;
 	char *buf = NULL;
 	size_t cap = 0, n;
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "conffile.h"
 #include "exitcodes.h"
 #include "output.h"
 #include "owner.h"
@@ -124,7 +125,7 @@ static int slo_arg(struct slos *s, const char *arg)
 		slo_line(s, arg, "expression");
 		return 0;
 	}
-	if (!(f = fopen(arg, "re")))
+	if (!(f = rm_fopen_read(arg)))
 		return errno;
 	while (getline(&line, &cap, f) >= 0) {
 		char *p = line, *src;
