@@ -10,6 +10,10 @@ setup_file() {
 	command -v cc >/dev/null || skip "no C compiler to build the fault shim"
 	FAILIO=$BATS_FILE_TMPDIR/failio.so
 	cc -shared -fPIC -o "$FAILIO" "$RM_SRCDIR/tests/contract/failio.c" -ldl
+	# a sanitizer build's runtime must come first among the preloaded libraries
+	local asan
+	asan=$(ldd "$(command -v rm-storage)" | awk '/libasan/ { print $3 }')
+	FAILIO="${asan:+$asan }$FAILIO"
 	export FAILIO
 }
 

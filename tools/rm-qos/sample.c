@@ -125,7 +125,8 @@ void targets_find(struct targets *ts, char **owners, int nowners)
 				add_name(&names, &n, kids[i]);
 		}
 		state_owners(&names, &n);
-		qsort(names, n, sizeof(*names), name_cmp);
+		if (n)
+			qsort(names, n, sizeof(*names), name_cmp);
 	}
 	for (size_t i = 0; i < n; i++) {
 		/* named: "shared" is the pool, "system" the rest of the machine */

@@ -516,6 +516,7 @@ int cmd_draw(int argc, char **argv, struct rm_common *c)
 			draw_svg(root, title, stdout);
 		} else if (rm_atomic_open(&at, a.svg, 0644, &msg) < 0 ||
 			   (draw_svg(root, title, at.f), rm_atomic_commit(&at, &msg) < 0)) {
+			free(title);
 			rm_errx(RM_EXIT_FAILURE, "%s", msg);
 		} else {
 			rm_committed("wrote '%s'", a.svg);
