@@ -35,13 +35,7 @@ setup() {
 	make_tree "$ROOT" 0:4G 1:4G
 	OC=$ROOT/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages
 	HCG=$BATS_TEST_TMPDIR/hcg/hugetlb/rmtools/web
-	mkdir -p "$HCG"
-	for f in hugetlb.2MB hugetlb.1GB; do
-		echo 9223372036854771712 >"$HCG/$f.limit_in_bytes"
-		echo 9223372036854771712 >"$HCG/$f.rsvd.limit_in_bytes"
-		echo 0 >"$HCG/$f.usage_in_bytes"
-		echo 0 >"$HCG/$f.rsvd.usage_in_bytes"
-	done
+	hugetlb_web "$HCG"
 	: >"$HCG/cgroup.procs"
 }
 

@@ -52,3 +52,16 @@ io_tree() {
 	: >"$root/io.weight"
 	: >"$root/io.latency"
 }
+
+# A v1 hugetlb hierarchy of plain directories with owner web's cgroup at DIR, its limits max and
+# nothing used: hugetlb_web DIR
+hugetlb_web() {
+	local f
+	mkdir -p "$1"
+	for f in hugetlb.2MB hugetlb.1GB; do
+		echo 9223372036854771712 >"$1/$f.limit_in_bytes"
+		echo 9223372036854771712 >"$1/$f.rsvd.limit_in_bytes"
+		echo 0 >"$1/$f.usage_in_bytes"
+		echo 0 >"$1/$f.rsvd.usage_in_bytes"
+	done
+}

@@ -11,13 +11,7 @@ setup() {
 	export RM_SYSROOT=$ROOT RM_STATE_DIR=$BATS_TEST_TMPDIR/state
 	# a v1 hugetlb hierarchy of plain directories with owner web's cgroup
 	CG=$BATS_TEST_TMPDIR/cg/hugetlb/rmtools/web
-	mkdir -p "$CG"
-	for f in hugetlb.2MB hugetlb.1GB; do
-		echo 9223372036854771712 >"$CG/$f.limit_in_bytes"
-		echo 9223372036854771712 >"$CG/$f.rsvd.limit_in_bytes"
-		echo 0 >"$CG/$f.usage_in_bytes"
-		echo 0 >"$CG/$f.rsvd.usage_in_bytes"
-	done
+	hugetlb_web "$CG"
 	: >"$CG/cgroup.procs"
 	export RM_CGROUP_ROOT=$BATS_TEST_TMPDIR/cg
 	CONF=$BATS_TEST_TMPDIR/hugepages.conf
