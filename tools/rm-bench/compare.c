@@ -607,9 +607,9 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 		"measurements are matched by name and parameters, and each change is reported "
 		"with its size. A change is a regression when it is worse by more than the "
 		"threshold and by more than either run's own spread. Exit status 1 when a "
-		"measurement regressed, failed (status=failed) or is missing from NEW; 5 when "
-		"one could not be compared (units of other dimensions, no metric, not taken "
-		"in NEW); 2 when a file holds no measurements or is not records or JSON.",
+		"measurement regressed, failed (status=failed), is missing from NEW or could not "
+		"be compared (units of other dimensions, no metric, not taken in NEW: the gate "
+		"fails closed); 2 when a file holds no measurements or is not records or JSON.",
 		NULL, NULL, NULL
 	};
 	struct compare_args a = { .threshold = 5, .common = c };
