@@ -12,7 +12,7 @@ setup_file() {
 	cc -shared -fPIC -o "$FAILIO" "$RM_SRCDIR/tests/contract/failio.c" -ldl
 	# a sanitizer build's runtime must come first among the preloaded libraries
 	local asan
-	asan=$(ldd "$(command -v rm-storage)" | awk '/libasan/ { print $3 }')
+	asan=$(ldd "$RM_BUILDDIR/rm-storage" | awk '/libasan/ { print $3 }')
 	FAILIO="${asan:+$asan }$FAILIO"
 	export FAILIO
 }
