@@ -111,15 +111,19 @@ static char *at_path(int dirfd, const char *name, char *buf)
 
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
+/* RC, or -1 with the chosen errno when the call is to fail (FAIL). */
+static int result(bool fail, int rc)
+{
+	if (fail)
+		errno = chosen_errno();
+	return fail ? -1 : rc;
+}
+
 ssize_t write(int fd, const void *p, size_t n)
 {
 	char buf[PATH_MAX];
 
-	if (fails("write", fd_path(fd, buf))) {
-		errno = chosen_errno();
-		return -1;
-	}
-	return REAL(write)(fd, p, n);
+	return fails("write", fd_path(fd, buf)) ? result(true, 0) : REAL(write)(fd, p, n);
 }
 
 int close(int fd)
@@ -127,13 +131,8 @@ int close(int fd)
 	char buf[PATH_MAX];
 	int fl = fcntl(fd, F_GETFL);
 	bool f = fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && fails("close", fd_path(fd, buf));
-	int rc = REAL(close)(fd);
 
-	if (f) {
-		errno = chosen_errno();
-		return -1;
-	}
-	return rc;
+	return result(f, REAL(close)(fd)); /* closed either way, as the kernel does */
 }
 
 int fsync(int fd)
@@ -141,11 +140,7 @@ int fsync(int fd)
 	char buf[PATH_MAX];
 	int rc = REAL(fsync)(fd);
 
-	if (fails("fsync", fd_path(fd, buf))) {
-		errno = chosen_errno();
-		return -1;
-	}
-	return rc;
+	return result(fails("fsync", fd_path(fd, buf)), rc);
 }
 
 int fdatasync(int fd)
@@ -153,105 +148,64 @@ int fdatasync(int fd)
 	char buf[PATH_MAX];
 	int rc = REAL(fdatasync)(fd);
 
-	if (fails("fsync", fd_path(fd, buf))) {
-		errno = chosen_errno();
-		return -1;
-	}
-	return rc;
+	return result(fails("fsync", fd_path(fd, buf)), rc);
 }
 
 int renameat2(int od, const char *o, int nd, const char *n, unsigned flags)
 {
 	char buf[PATH_MAX];
 
-	if (fails("rename", at_path(nd, n, buf))) {
-		errno = chosen_errno();
-		return -1;
-	}
-	return REAL(renameat2)(od, o, nd, n, flags);
+	return fails("rename", at_path(nd, n, buf)) ? result(true, 0)
+						    : REAL(renameat2)(od, o, nd, n, flags);
 }
 
 int renameat(int od, const char *o, int nd, const char *n)
 {
 	char buf[PATH_MAX];
 
-	if (fails("rename", at_path(nd, n, buf))) {
-		errno = chosen_errno();
-		return -1;
-	}
-	return REAL(renameat)(od, o, nd, n);
+	return fails("rename", at_path(nd, n, buf)) ? result(true, 0) : REAL(renameat)(od, o, nd, n);
 }
 
 int rename(const char *o, const char *n)
 {
 	char buf[PATH_MAX];
 
-	if (fails("rename", at_path(AT_FDCWD, n, buf))) {
-		errno = chosen_errno();
-		return -1;
-	}
-	return REAL(rename)(o, n);
+	return fails("rename", at_path(AT_FDCWD, n, buf)) ? result(true, 0) : REAL(rename)(o, n);
 }
 
-/* The mode argument is there only with O_CREAT or O_TMPFILE. */
-#define MODE_ARG(flags, mode)                                                                     \
+/* An open of NAME in DIRFD (FN, one of the four below) with its mode argument, which is there
+ * only with O_CREAT or O_TMPFILE. */
+#define OPEN_AT(fn, dirfd, ...)                                                                   \
 	do {                                                                                      \
-		if ((flags) & (O_CREAT | __O_TMPFILE)) {                                          \
+		char buf[PATH_MAX];                                                               \
+		mode_t mode = 0;                                                                  \
+		if (flags & (O_CREAT | __O_TMPFILE)) {                                            \
 			va_list ap;                                                               \
 			va_start(ap, flags);                                                      \
 			mode = va_arg(ap, mode_t);                                                \
 			va_end(ap);                                                               \
 		}                                                                                 \
+		if (fails("open", at_path(dirfd, name, buf)))                                     \
+			return result(true, 0);                                                   \
+		return REAL(fn)(__VA_ARGS__, flags, mode);                                        \
 	} while (0)
 
 int openat(int dirfd, const char *name, int flags, ...)
 {
-	char buf[PATH_MAX];
-	mode_t mode = 0;
-
-	MODE_ARG(flags, mode);
-	if (fails("open", at_path(dirfd, name, buf))) {
-		errno = chosen_errno();
-		return -1;
-	}
-	return REAL(openat)(dirfd, name, flags, mode);
+	OPEN_AT(openat, dirfd, dirfd, name);
 }
 
 int openat64(int dirfd, const char *name, int flags, ...)
 {
-	char buf[PATH_MAX];
-	mode_t mode = 0;
-
-	MODE_ARG(flags, mode);
-	if (fails("open", at_path(dirfd, name, buf))) {
-		errno = chosen_errno();
-		return -1;
-	}
-	return REAL(openat64)(dirfd, name, flags, mode);
+	OPEN_AT(openat64, dirfd, dirfd, name);
 }
 
 int open(const char *name, int flags, ...)
 {
-	char buf[PATH_MAX];
-	mode_t mode = 0;
-
-	MODE_ARG(flags, mode);
-	if (fails("open", at_path(AT_FDCWD, name, buf))) {
-		errno = chosen_errno();
-		return -1;
-	}
-	return REAL(open)(name, flags, mode);
+	OPEN_AT(open, AT_FDCWD, name);
 }
 
 int open64(const char *name, int flags, ...)
 {
-	char buf[PATH_MAX];
-	mode_t mode = 0;
-
-	MODE_ARG(flags, mode);
-	if (fails("open", at_path(AT_FDCWD, name, buf))) {
-		errno = chosen_errno();
-		return -1;
-	}
-	return REAL(open64)(name, flags, mode);
+	OPEN_AT(open64, AT_FDCWD, name);
 }
