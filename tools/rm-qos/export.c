@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "atomicfile.h"
+#include "closestream.h"
 #include "exitcodes.h"
 #include "msg.h"
 #include "options.h"
@@ -297,7 +298,9 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 	};
 	struct export_args a = { 0 };
 	struct targets ts;
-	char *msg = NULL;
+	char *msg = NULL, *text = NULL;
+	size_t len = 0;
+	FILE *mem;
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_OUTPUT);
 	if (a.output && rm_atomic_check(a.output, &msg) < 0)
@@ -305,17 +308,22 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 	targets_find(&ts, a.owners, a.n);
 	free(a.owners);
 	targets_sample(&ts, true);
-	if (a.output) {
-		struct rm_atomic at;
-
-		if (rm_atomic_open(&at, a.output, 0644, &msg) < 0 ||
-		    (write_metrics(at.f, &ts), rm_atomic_commit(&at, &msg) < 0)) {
-			targets_free(&ts);
-			rm_errx(RM_EXIT_FAILURE, "%s", msg);
-		}
-	} else {
-		write_metrics(stdout, &ts);
-	}
+	if (!(mem = open_memstream(&text, &len)))
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
+	write_metrics(mem, &ts);
 	targets_free(&ts);
+	if (fclose(mem))
+		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
+	if (a.output) {
+		if (rm_atomic_write(a.output, text, len, 0644, &msg) < 0)
+			rm_errx(RM_EXIT_FAILURE, "%s", msg);
+	} else {
+		/* a buffer for the whole text (it lives until stdout is closed at exit): a write
+		 * error comes at the flush, with its reason, for rm_close_stdout to say */
+		setvbuf(stdout, xmalloc(len + 1), _IOFBF, len + 1);
+		fwrite(text, 1, len, stdout);
+		rm_flush_stdout();
+	}
+	free(text);
 	return RM_EXIT_SUCCESS;
 }
