@@ -2,6 +2,7 @@
 /* rm-qos blame: rank the owners whose use of what OWNER shares moves with OWNER's stalls. */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,12 @@ static bool use_of(const struct target *t, const struct target *v, hwloc_const_b
 	return false;
 }
 
+/* X to print with D decimals: a value that rounds to 0 as 0, never "-0.000". */
+static double tidy(double x, int d)
+{
+	return fabs(x) < 0.5 * pow(10, -d) ? 0 : x;
+}
+
 /* The victim's stall over the step: cpu, memory and io "some", percent. */
 static double stall_of(const struct target *v)
 {
@@ -260,13 +267,13 @@ int cmd_blame(int argc, char **argv, struct rm_common *c)
 		rm_out_str(out, B_RESOURCE, res_names[rank[i].r]);
 		rm_out_float(out, B_SCORE, rank[i].s.score, 3);
 		if (rank[i].s.fit)
-			rm_out_float(out, B_CORRELATION, rank[i].s.correlation, 3);
+			rm_out_float(out, B_CORRELATION, tidy(rank[i].s.correlation, 3), 3);
 		rm_out_float(out, B_USE, rank[i].s.use, 2);
 		rm_out_float(out, B_STALL, steps ? stall_sum / steps : 0, 2);
 		rm_out_float(out, B_SHARE, rank[i].s.share, 3);
 		rm_out_float(out, B_TRACKING, rank[i].s.tracking, 3);
 		if (rank[i].s.fit)
-			rm_out_float(out, B_SLOPE, rank[i].s.slope, 2);
+			rm_out_float(out, B_SLOPE, tidy(rank[i].s.slope, 2), 2);
 		rm_out_end(out);
 	}
 	rm_out_close(out);
