@@ -3,12 +3,13 @@
  * textfile collector, to standard output or one file replaced atomically. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "atomicfile.h"
-#include "closestream.h"
 #include "exitcodes.h"
 #include "msg.h"
 #include "options.h"
@@ -280,6 +281,24 @@ static void write_metrics(FILE *f, const struct targets *ts)
 	}
 }
 
+/* All of TEXT to standard output, which stdio has not written to, with write(2): a failure is
+ * said with its reason, which stdio's flush at exit would have lost. */
+static void write_stdout(const char *text, size_t len)
+{
+	while (len) {
+		ssize_t n = write(STDOUT_FILENO, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EPIPE)
+			return; /* the reader has gone, as rm_close_stdout takes it */
+		if (n <= 0)
+			rm_err(RM_EXIT_FAILURE, "write error");
+		text += n;
+		len -= (size_t)n;
+	}
+}
+
 int cmd_export(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp_option options[] = {
@@ -318,11 +337,7 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 		if (rm_atomic_write(a.output, text, len, 0644, &msg) < 0)
 			rm_errx(RM_EXIT_FAILURE, "%s", msg);
 	} else {
-		/* a buffer for the whole text (it lives until stdout is closed at exit): a write
-		 * error comes at the flush, with its reason, for rm_close_stdout to say */
-		setvbuf(stdout, xmalloc(len + 1), _IOFBF, len + 1);
-		fwrite(text, 1, len, stdout);
-		rm_flush_stdout();
+		write_stdout(text, len);
 	}
 	free(text);
 	return RM_EXIT_SUCCESS;
