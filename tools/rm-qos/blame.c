@@ -64,8 +64,8 @@ static const struct rm_column blame_cols[] = {
 		      "io some)" },
 	[B_SHARE] = { "share", RM_COL_FLOAT, "its share of the neighbours' use of the resource, "
 		      "each interval weighted by the owner's stall (0-1)" },
-	[B_TRACKING] = { "tracking", RM_COL_FLOAT, "the correlation, 0 when below 0 or when its "
-			 "use is steady, 1 when the stall is steady (0-1)" },
+	[B_TRACKING] = { "tracking", RM_COL_FLOAT, "the correlation squared, 0 when below 0 or "
+			 "when its use is steady, 1 when the stall is steady (0-1)" },
 	[B_SLOPE] = { "slope", RM_COL_FLOAT, "the owner's stall, percent, per unit of its use "
 		      "(least squares; unknown when either is steady)" },
 };
@@ -175,8 +175,8 @@ int cmd_blame(int argc, char **argv, struct rm_common *c)
 		"Sample every owner each interval over the window and rank the others by how their "
 		"use of what OWNER shares (the CPUs of OWNER and their SMT siblings, L3 occupancy, "
 		"memory bandwidth, I/O on the same device) rises and falls with OWNER's stalls: the "
-		"score is the correlation of the two series (tracking) times the neighbour's share "
-		"of the use while OWNER stalled. One record per neighbour and resource, the highest "
+		"score is the square of the correlation of the two series (tracking) times the "
+		"neighbour's share of the use while OWNER stalled. One record per neighbour and resource, the highest "
 		"score first.", NULL, NULL, NULL
 	};
 	struct blame_args a = { .window = 30000000000ull, .interval = 1000000000u };

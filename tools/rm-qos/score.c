@@ -41,7 +41,10 @@ void blame_score(const double *stall, const double *use, const double *all, size
 			out->fit = true;
 			out->correlation = fmax(-1, fmin(1, cov / sqrt(vu * vs)));
 			out->slope = cov / vu;
-			out->tracking = fmax(0, out->correlation);
+			double r = out->correlation;
+
+			/* r squared: the part of the stall's variance its use explains */
+			out->tracking = r > 0 ? r * r : 0;
 		} else {
 			out->tracking = vs > STEADY ? 0 : 1;
 		}

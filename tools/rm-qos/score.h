@@ -10,7 +10,7 @@
 struct blame_score {
 	double score;          /* share * tracking, 0-1 */
 	double share;          /* its share of all neighbours' use, each step weighted by the stall */
-	double tracking;       /* the correlation when above 0; 1 for a steady stall, else 0 */
+	double tracking;       /* r squared when r is above 0; 1 for a steady stall, else 0 */
 	bool fit;              /* use and stall both vary: correlation and slope are known */
 	double correlation;    /* Pearson's r of its use and the stall, -1 to 1 */
 	double slope;          /* least-squares stall per unit of its use */
@@ -20,7 +20,7 @@ struct blame_score {
 /*
  * Score a neighbour from STALL[i] (the owner's stall over step i), USE[i] (the neighbour's use of
  * the shared resource then) and ALL[i] (every neighbour's use of it then), i < N. A neighbour is
- * blamed as far as its use rises and falls with the stall (the correlation, not below 0) times
+ * blamed as far as its use rises and falls with the stall (r squared, 0 when r is below 0) times
  * its share of the use while the owner stalled; a steady bystander, whose use does not follow the
  * stall, scores near 0 whatever its share. When the stall does not vary the timing tells nothing
  * and the share alone is the score; when it never stalled nobody is blamed.
