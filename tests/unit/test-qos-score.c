@@ -79,6 +79,24 @@ static void proportional(void)
 	CHECK(near(s.share, 1) && near(s.score, 1), "share %.6f score %.6f", s.share, s.score);
 }
 
+/* Use that explains half the stall's variance (the other half is its own): tracking 0.5, r
+ * squared, not r (0.707), so that a chance correlation weighs little. */
+static void half(void)
+{
+	double use[N], stall[N];
+	struct blame_score s;
+
+	for (int i = 0; i < N; i++) {
+		use[i] = i % 2;
+		stall[i] = 10 * (i % 2 + (i / 2) % 2) + 1;
+	}
+	blame_score(stall, use, use, N, &s);
+	CHECK(s.fit && near(s.correlation, sqrt(0.5)) && near(s.tracking, 0.5), "r %.6f tracking %.6f",
+	      s.correlation, s.tracking);
+	CHECK(near(s.share, 32.0 / 44) && near(s.score, 0.5 * 32 / 44), "share %.6f score %.6f",
+	      s.share, s.score);
+}
+
 /* Use that falls as the stall rises: no blame, whatever the share. */
 static void opposite(void)
 {
@@ -143,6 +161,7 @@ int main(int argc, char **argv)
 	}
 	bursty_hog(print);
 	proportional();
+	half();
 	opposite();
 	steady();
 	no_stall();
