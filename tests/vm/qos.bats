@@ -134,5 +134,5 @@ pinned() {
 	sleep 0.5
 	rm-qos export --output "$f" qos-cpu
 	b=$(sed -n 's/^rmtools_cpu_usage_seconds_total{owner="qos-cpu"} //p' "$f")
-	gt "$b" "$(awk -v a="$a" 'BEGIN { print a + 0.3 }')" || fail "CPU time $a, then $b"
+	gt "$b" "$(awk -v a="$a" 'BEGIN { print a + 0.1 }')" || fail "CPU time $a, then $b"
 }
