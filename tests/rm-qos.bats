@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-qos over a fake cgroup v2 tree: show, watch, and every command with stdout full or closed
-# (check and blame: rm-qos/check.bats).
+# (check and blame: rm-qos/check.bats, export: rm-qos/export.bats).
 
 load test_helper
 load rm-qos/helper
@@ -79,7 +79,7 @@ load contract/helper
 	local cmd redir
 	for cmd in "show --interval 10ms" "show --interval 10ms db -J" "watch --interval 10ms --count 2" \
 		"check --interval 10ms --slo 'db: memory.oom_kill == 0'" "blame --interval 10ms --window 30ms web" \
-		"show --list-columns"; do
+		"show --list-columns" "export" "export db"; do
 		for redir in '>/dev/full' '>&-'; do
 			eval "run --separate-stderr redirected '$redir' rm-qos $cmd"
 			[ "$status" -eq 1 ] || fail "rm-qos $cmd $redir: exit $status, not 1: $stderr"

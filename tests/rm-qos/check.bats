@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-qos over a fake cgroup v2 tree: check (SLOs met, violated, from files, refused) and blame
-# (the busy neighbour on the victim's CPUs first).
+# (the neighbours sharing the victim's CPUs and devices, and the score over synthetic series).
 
 load ../test_helper
 load helper
@@ -47,14 +47,25 @@ load helper
 	usage_error "$BATS_TEST_TMPDIR/bad:1: expected 'OWNER: EXPRESSION'" rm-qos check --slo "$BATS_TEST_TMPDIR/bad"
 }
 
-@test "blame: the busy owner sharing the victim's CPUs ranks first" {
+@test "blame: a record per neighbour sharing the victim's CPUs or devices, the score's parts as fields" {
 	echo 2-5 >"$CG/rmtools.slice/web/cpuset.cpus.effective"
 	busy web
 	busy db
 	run -0 rm-qos blame db --window 600ms --interval 200ms
-	assert_line -n 0 --regexp '^neighbour=web owner=db resource=cpu score=1\.000 correlation=[-0-9.]+ use=[0-9.]+ stall=[0-9.]+$'
-	assert_line --partial 'neighbour=web owner=db resource=io '
+	assert_line -n 0 --regexp '^neighbour=web owner=db resource=cpu score=[0-9.]+ correlation=[-0-9.]+ use=[0-9.]+ stall=[0-9.]+ share=1\.000 tracking=[0-9.]+ slope=[-0-9.]+$'
+	assert_line --regexp '^neighbour=web owner=db resource=io score=0\.000 correlation=- use=0\.00 stall=[0-9.]+ share=0\.000 tracking=0\.000 slope=-$'
 	refute_line --partial 'neighbour=shared owner=db resource=cpu'
+	run -0 rm-qos blame --list-columns --raw
+	assert_equal "$(cut -d' ' -f1 <<<"$output")" $'neighbour\nowner\nresource\nscore\ncorrelation\nuse\nstall\nshare\ntracking\nslope'
+}
+
+@test "blame's score over synthetic series: a bursty hog above a steady bystander with more use" {
+	local unit=$RM_BUILDDIR/tests/unit/test-qos-score
+	[ -x "$unit" ] || skip "tests/unit/test-qos-score is not built (make check builds it)"
+	run -0 "$unit" show
+	assert_line -n 0 'hog score=0.384 share=0.384 tracking=1.000 correlation=1.000 slope=44.99 use=0.50'
+	assert_line -n 1 --regexp '^bystander score=0\.000 share=0\.616 tracking=0\.000 correlation=-?0\.000 slope=-0\.10 use=1\.50$'
+	assert_line -n 2 --regexp '^[0-9]+ checks, 0 failed$'
 }
 
 @test "blame: invalid input exits 2" {
@@ -62,4 +73,5 @@ load helper
 	usage_error "no such owner: 'nobody'" rm-qos blame nobody --window 10ms --interval 10ms
 	usage_error "the window is shorter than the interval" rm-qos blame db --window 10ms --interval 1s
 	usage_error "invalid owner name: '-x'" rm-qos blame -- -x
+	usage_error "more than 100000 intervals in the window" rm-qos blame db --window 1h --interval 1ms
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rm-qos on a real kernel with PSI (psi=1): a cpu.max-limited busy loop is throttled and stalls,
-# a memory-hungry owner over memory.high stalls on memory, and blame finds the CPU hog.
+# a memory-hungry owner over memory.high stalls on memory, blame finds a bursty CPU hog, and
+# export's counters follow a busy owner.
 load helper
 
 CG=/sys/fs/cgroup
@@ -90,15 +91,48 @@ gt() {
 	assert_line -n 1 'owner=qos-calm memory_some=0.00 memory_high_events=0 memory_high=max'
 }
 
-@test "lab qos: blame ranks the CPU hog on the victim's CPU first" {
+# bursty NAME: a loop in owner NAME's cgroup that is busy 1 s, then sleeps 1 s, again and again.
+bursty() {
+	sh -c "echo \$\$ >$P/$1/cgroup.procs && exec sh -c 'while :; do timeout 1 sh -c \"while :; do :; done\"; sleep 1; done'" &
+	LOOPS+=($!)
+}
+
+# pinned NAME MASK: a busy loop in owner NAME's cgroup on the CPUs of the hex MASK.
+pinned() {
+	sh -c "echo \$\$ >$P/$1/cgroup.procs && exec taskset $2 sh -c 'while :; do :; done'" &
+	LOOPS+=($!)
+}
+
+@test "lab qos: blame ranks a bursty hog on the victim's CPU above a steady bystander with more use" {
 	owner qos-victim 6
 	owner qos-hog 6
-	owner qos-other 4
+	owner qos-other 4-6 # shares the victim's CPU, runs on CPU 4
 	busy qos-victim
-	busy qos-hog
-	busy qos-other
-	run -0 rm-qos blame qos-victim --window 3s --interval 500ms
-	assert_line -n 0 --regexp '^neighbour=qos-hog owner=qos-victim resource=cpu score=[0-9.]+ '
-	refute_line --partial 'neighbour=qos-other owner=qos-victim resource=cpu'
-	[[ $(field stall) != 0.00 ]] || fail "the victim did not stall: $output"
+	bursty qos-hog
+	pinned qos-other 0x10
+	run -0 rm-qos blame qos-victim --window 6s --interval 200ms -o neighbour,resource,score,correlation,share,tracking,slope,use,stall
+	sed "s/^/# /" <<<"$output" >&3
+	assert_line -n 0 --regexp '^neighbour=qos-hog resource=cpu score=[0-9.]+ '
+	[[ $output =~ neighbour=qos-hog\ resource=cpu\ score=([0-9.]+)\ correlation=([-0-9.]+)\ share=([0-9.]+) ]] ||
+		fail "$output"
+	local hog_score=${BASH_REMATCH[1]} hog_corr=${BASH_REMATCH[2]} hog_share=${BASH_REMATCH[3]}
+	[[ $output =~ neighbour=qos-other\ resource=cpu\ score=([0-9.]+)\ correlation=[-0-9.]+\ share=([0-9.]+) ]] ||
+		fail "$output"
+	gt "$hog_score" "${BASH_REMATCH[1]}" || fail "the bystander scores above the hog: $output"
+	gt "${BASH_REMATCH[2]}" "$hog_share" || fail "the bystander does not have the larger share: $output"
+	gt "$hog_corr" 0.8 || fail "the hog's use does not track the stall: $output"
+	gt "$(field stall)" 5 || fail "the victim did not stall: $output"
+}
+
+@test "lab qos: export's counters of a busy owner grow between two runs" {
+	owner qos-cpu 5
+	busy qos-cpu
+	local f=$BATS_TEST_TMPDIR/rmtools.prom a b
+	rm-qos export --output "$f" qos-cpu
+	a=$(sed -n 's/^rmtools_cpu_usage_seconds_total{owner="qos-cpu"} //p' "$f")
+	grep -q '^rmtools_pressure_cpu_waiting_seconds_total{owner="qos-cpu"} ' "$f" || fail "$(cat "$f")"
+	sleep 0.5
+	rm-qos export --output "$f" qos-cpu
+	b=$(sed -n 's/^rmtools_cpu_usage_seconds_total{owner="qos-cpu"} //p' "$f")
+	gt "$b" "$(awk -v a="$a" 'BEGIN { print a + 0.1 }')" || fail "CPU time $a, then $b"
 }

@@ -13,9 +13,11 @@
 #include "output.h"
 #include "owner.h"
 #include "rm-qos.h"
+#include "score.h"
 #include "xalloc.h"
 
 enum { OPT_INTERVAL = 'i', OPT_WINDOW = 'w' };
+enum { BLAME_STEPS_MAX = 100000 }; /* intervals in a window: the series kept per neighbour */
 
 struct blame_args {
 	const char *owner;
@@ -41,23 +43,31 @@ static error_t blame_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (a->window < a->interval)
 			argp_error(state, "the window is shorter than the interval");
+		if (a->window / a->interval > BLAME_STEPS_MAX)
+			argp_error(state, "more than %d intervals in the window", BLAME_STEPS_MAX);
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;
 }
 
-enum { B_NEIGHBOUR, B_OWNER, B_RESOURCE, B_SCORE, B_CORRELATION, B_USE, B_STALL };
+enum { B_NEIGHBOUR, B_OWNER, B_RESOURCE, B_SCORE, B_CORRELATION, B_USE, B_STALL, B_SHARE,
+       B_TRACKING, B_SLOPE };
 static const struct rm_column blame_cols[] = {
 	[B_NEIGHBOUR] = { "neighbour", RM_COL_STRING, "the owner, pool or system blamed" },
 	[B_OWNER] = { "owner", RM_COL_STRING, "the owner that stalls" },
 	[B_RESOURCE] = { "resource", RM_COL_STRING, "what the two share: cpu, l3, mbm or io" },
-	[B_SCORE] = { "score", RM_COL_FLOAT, "its share of the shared resource's use, weighted "
-		      "by the owner's stall (0-1)" },
-	[B_CORRELATION] = { "correlation", RM_COL_FLOAT,
-			    "how its use moves with the owner's stall (-1 to 1)" },
+	[B_SCORE] = { "score", RM_COL_FLOAT, "share times tracking (0-1)" },
+	[B_CORRELATION] = { "correlation", RM_COL_FLOAT, "how its use moves with the owner's "
+			    "stall over the window (-1 to 1; unknown when either is steady)" },
 	[B_USE] = { "use", RM_COL_FLOAT, "its mean use: CPUs, or MiB, MiB/s for l3, mbm, io" },
 	[B_STALL] = { "stall", RM_COL_FLOAT, "the owner's mean stall, percent (cpu, memory and "
 		      "io some)" },
+	[B_SHARE] = { "share", RM_COL_FLOAT, "its share of the neighbours' use of the resource, "
+		      "each interval weighted by the owner's stall (0-1)" },
+	[B_TRACKING] = { "tracking", RM_COL_FLOAT, "the correlation squared, 0 when below 0 or "
+			 "when its use is steady, 1 when the stall is steady (0-1)" },
+	[B_SLOPE] = { "slope", RM_COL_FLOAT, "the owner's stall, percent, per unit of its use "
+		      "(least squares; unknown when either is steady)" },
 };
 
 enum { R_CPU, R_L3, R_MBM, R_IO, R_N };
@@ -132,6 +142,12 @@ static bool use_of(const struct target *t, const struct target *v, hwloc_const_b
 	return false;
 }
 
+/* X to print with D decimals: a value that rounds to 0 as 0, never "-0.000". */
+static double tidy(double x, int d)
+{
+	return fabs(x) < 0.5 * pow(10, -d) ? 0 : x;
+}
+
 /* The victim's stall over the step: cpu, memory and io "some", percent. */
 static double stall_of(const struct target *v)
 {
@@ -156,20 +172,22 @@ int cmd_blame(int argc, char **argv, struct rm_common *c)
 	};
 	static const struct argp argp = {
 		options, blame_parse, "OWNER",
-		"Sample every owner over the window and rank the others by how their use of what "
-		"OWNER shares (the CPUs of OWNER and their SMT siblings, L3 occupancy, memory "
-		"bandwidth, I/O on the same device) comes with OWNER's stalls: one record per "
-		"neighbour and resource, the highest score first.", NULL, NULL, NULL
+		"Sample every owner each interval over the window and rank the others by how their "
+		"use of what OWNER shares (the CPUs of OWNER and their SMT siblings, L3 occupancy, "
+		"memory bandwidth, I/O on the same device) rises and falls with OWNER's stalls: the "
+		"score is the square of the correlation of the two series (tracking) times the "
+		"neighbour's share of the use while OWNER stalled. One record per neighbour and resource, the highest "
+		"score first.", NULL, NULL, NULL
 	};
 	struct blame_args a = { .window = 30000000000ull, .interval = 1000000000u };
 	struct targets ts;
 	struct target *victim = NULL;
 	size_t steps, nt;
-	double *stall, *use;   /* [step], [target][resource][step] */
+	double *stall, *all, *use; /* [step], [step], [target][resource][step] */
 	bool *shares;          /* [target][resource] */
 	hwloc_bitmap_t vcpus;
 	struct rm_out *out;
-	struct ranked { size_t t; int r; double score, corr, mean; bool corr_ok; } *rank = NULL;
+	struct ranked { size_t t; int r; struct blame_score s; } *rank = NULL;
 	size_t nrank = 0;
 	double stall_sum = 0;
 
@@ -197,6 +215,7 @@ int cmd_blame(int argc, char **argv, struct rm_common *c)
 	nt = ts.n;
 	steps = (size_t)(a.window / a.interval);
 	stall = xcalloc(steps, sizeof(*stall));
+	all = xcalloc(steps, sizeof(*all));
 	use = xcalloc(nt * R_N * steps, sizeof(*use));
 	shares = xcalloc(nt * R_N, sizeof(*shares));
 	vcpus = hwloc_bitmap_alloc();
@@ -214,48 +233,27 @@ int cmd_blame(int argc, char **argv, struct rm_common *c)
 				    use_of(&ts.v[t], victim, vcpus, r, &use[(t * R_N + r) * steps + s]))
 					shares[t * R_N + r] = true;
 	}
-	/* score: the neighbour's share of all neighbours' use of the resource, each step weighted
-	 * by the victim's stall then (equally when it never stalled) */
-	for (int r = 0; r < R_N; r++)
-		for (size_t t = 0; t < nt; t++) {
-			struct ranked k = { t, r, 0, 0, 0, false };
-			double wsum = 0, su = 0, ss = 0, suu = 0, sss = 0, sus = 0;
-
-			if (!shares[t * R_N + r])
-				continue;
-			for (size_t s = 0; s < steps; s++) {
-				double u = use[(t * R_N + r) * steps + s], all = 0;
-				double w = stall_sum > 0 ? stall[s] : 1;
-
-				for (size_t o = 0; o < nt; o++)
-					if (shares[o * R_N + r])
-						all += use[(o * R_N + r) * steps + s];
-				k.score += w * (all > 0 ? u / all : 0);
-				wsum += w;
-				k.mean += u / steps;
-				su += u, ss += stall[s], suu += u * u, sss += stall[s] * stall[s];
-				sus += u * stall[s];
-			}
-			k.score = wsum > 0 ? k.score / wsum : 0;
-			if (stall_sum <= 0)
-				k.score = 0; /* no stall, nobody to blame */
-			{
-				double n = (double)steps, cov = sus - su * ss / n;
-				double vu = suu - su * su / n, vs = sss - ss * ss / n;
-
-				if (vu > 1e-12 && vs > 1e-12) {
-					k.corr = cov / sqrt(vu * vs);
-					k.corr_ok = true;
-				}
-			}
-			rank = xrealloc(rank, (nrank + 1) * sizeof(*rank));
-			rank[nrank++] = k;
+	for (int r = 0; r < R_N; r++) {
+		for (size_t st = 0; st < steps; st++) {
+			all[st] = 0;
+			for (size_t o = 0; o < nt; o++)
+				if (shares[o * R_N + r])
+					all[st] += use[(o * R_N + r) * steps + st];
 		}
+		for (size_t t = 0; t < nt; t++)
+			if (shares[t * R_N + r]) {
+				rank = xrealloc(rank, (nrank + 1) * sizeof(*rank));
+				rank[nrank].t = t;
+				rank[nrank].r = r;
+				blame_score(stall, &use[(t * R_N + r) * steps], all, steps,
+					    &rank[nrank++].s);
+			}
+	}
 	/* highest score first, then the higher mean use; insertion sort keeps ties in order */
 	for (size_t i = 1; i < nrank; i++)
-		for (size_t j = i; j > 0 && (rank[j].score > rank[j - 1].score ||
-					     (rank[j].score == rank[j - 1].score &&
-					      rank[j].mean > rank[j - 1].mean)); j--) {
+		for (size_t j = i; j > 0 && (rank[j].s.score > rank[j - 1].s.score ||
+					     (rank[j].s.score == rank[j - 1].s.score &&
+					      rank[j].s.use > rank[j - 1].s.use)); j--) {
 			struct ranked x = rank[j];
 
 			rank[j] = rank[j - 1];
@@ -267,17 +265,22 @@ int cmd_blame(int argc, char **argv, struct rm_common *c)
 		rm_out_str(out, B_NEIGHBOUR, ts.v[rank[i].t].name);
 		rm_out_str(out, B_OWNER, a.owner);
 		rm_out_str(out, B_RESOURCE, res_names[rank[i].r]);
-		rm_out_float(out, B_SCORE, rank[i].score, 3);
-		if (rank[i].corr_ok)
-			rm_out_float(out, B_CORRELATION, rank[i].corr, 3);
-		rm_out_float(out, B_USE, rank[i].mean, 2);
+		rm_out_float(out, B_SCORE, rank[i].s.score, 3);
+		if (rank[i].s.fit)
+			rm_out_float(out, B_CORRELATION, tidy(rank[i].s.correlation, 3), 3);
+		rm_out_float(out, B_USE, rank[i].s.use, 2);
 		rm_out_float(out, B_STALL, steps ? stall_sum / steps : 0, 2);
+		rm_out_float(out, B_SHARE, rank[i].s.share, 3);
+		rm_out_float(out, B_TRACKING, rank[i].s.tracking, 3);
+		if (rank[i].s.fit)
+			rm_out_float(out, B_SLOPE, tidy(rank[i].s.slope, 2), 2);
 		rm_out_end(out);
 	}
 	rm_out_close(out);
 	rm_out_flush();
 	free(rank);
 	free(stall);
+	free(all);
 	free(use);
 	free(shares);
 	hwloc_bitmap_free(vcpus);

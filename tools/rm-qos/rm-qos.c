@@ -18,6 +18,8 @@ static const struct rm_command commands[] = {
 	{ "watch", cmd_watch, "the same, again every interval" },
 	{ "check", cmd_check, "check SLOs per owner: a record per violation, exit 1 if any" },
 	{ "blame", cmd_blame, "rank the owners whose use moves with an owner's stalls" },
+	{ "export", cmd_export, "every owner's counters for Prometheus (node_exporter's textfile "
+	  "collector)" },
 	{ NULL, NULL, NULL },
 };
 

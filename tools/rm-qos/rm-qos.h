@@ -19,6 +19,7 @@ int cmd_show(int argc, char **argv, struct rm_common *c);
 int cmd_watch(int argc, char **argv, struct rm_common *c);
 int cmd_check(int argc, char **argv, struct rm_common *c);
 int cmd_blame(int argc, char **argv, struct rm_common *c);
+int cmd_export(int argc, char **argv, struct rm_common *c);
 
 /* What a target is: an owner's cgroup, the shared pool, or the machine outside rmtools.slice. */
 enum target_kind { TARGET_OWNER, TARGET_POOL, TARGET_SYSTEM };
