@@ -221,8 +221,11 @@ static int parse_cpuset(struct rm_owner_state *os, const struct check *c,
 			goto out;
 		o->pid = (long)pid;
 		o->resctrl = rm_record_get(r, "l3_ways") != NULL;
-		if (hwloc_bitmap_iszero(o->cpus)) {
-			bad(c, r->line, "owner '%s' holds no CPU", o->name);
+		/* no CPU: an owner in the shared pool, with nothing exclusive to check */
+		if (hwloc_bitmap_iszero(o->cpus) &&
+		    (o->isolate || o->resctrl || !hwloc_bitmap_iszero(o->add_mems))) {
+			bad(c, r->line, "owner '%s' in the shared pool has %s", o->name,
+			    o->isolate ? "isolate=yes" : o->resctrl ? "a resctrl group" : "add_mems");
 			goto out;
 		}
 		if (rm_record_get(r, "count") && num != hwloc_bitmap_weight(o->cpus)) {

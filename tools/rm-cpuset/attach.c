@@ -214,7 +214,7 @@ int cmd_attach(int argc, char **argv, struct rm_common *c)
 	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
 	if ((i = pool_find(&p, a.owner)) < 0)
 		rm_usage_errx("no such owner: '%s'", a.owner);
-	pool_owner_cpus(&p.st.records[i], cpus);
+	pool_owner_runs_on(&p, &p.st.records[i], cpus);
 	pool_owner_mems(&p, &p.st.records[i], mems);
 	hwloc_bitmap_and(cpus, cpus, p.all); /* a degraded owner: its CPUs that are online */
 	if (hwloc_bitmap_iszero(cpus))

@@ -101,6 +101,13 @@ void pool_owner_cpus(const struct rm_record *r, hwloc_bitmap_t cpus)
 		rm_cpulist_parse(v, cpus, NULL);
 }
 
+void pool_owner_runs_on(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t cpus)
+{
+	pool_owner_cpus(r, cpus);
+	if (hwloc_bitmap_iszero(cpus))
+		pool_shared(p, cpus);
+}
+
 void pool_owner_offline(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t cpus)
 {
 	pool_owner_cpus(r, cpus);
@@ -135,6 +142,11 @@ static void pool_scan(struct pool *p, bool changed)
 	hwloc_bitmap_zero(p->exclusive);
 	for (size_t i = 0; i < os->nowners; i++)
 		hwloc_bitmap_or(p->exclusive, p->exclusive, os->owners[i].cpus);
+}
+
+void pool_rescan(struct pool *p)
+{
+	pool_scan(p, true);
 }
 
 static void copy_records(struct rm_record **dst, size_t *n, const struct rm_record *src,
@@ -307,7 +319,9 @@ void pool_mems(const struct pool *p, hwloc_const_bitmap_t cpus, hwloc_const_bitm
 {
 	rm_topo_nodes_of(p->t, cpus, mems);
 	hwloc_bitmap_and(mems, mems, p->memnodes);
-	if (hwloc_bitmap_iszero(mems)) {
+	if (hwloc_bitmap_iszero(cpus)) /* an owner in the shared pool: the shared pool's nodes */
+		hwloc_bitmap_copy(mems, p->memnodes);
+	else if (hwloc_bitmap_iszero(mems)) {
 		/* CPUs of memoryless nodes: the nodes with CPUs and memory, else any with memory */
 		hwloc_bitmap_andnot(mems, p->memnodes, rm_topo_memory_only_nodes(p->t));
 		if (hwloc_bitmap_iszero(mems))
@@ -469,7 +483,7 @@ size_t pool_wants(const struct pool *p, const struct rm_record *records, size_t 
 {
 	struct rm_cgroup_want *want = xcalloc(n + 1, sizeof(*want));
 	hwloc_bitmap_t exclusive = hwloc_bitmap_alloc(), keep = hwloc_bitmap_alloc(), cpus, mems;
-	size_t k = 0, i;
+	size_t k = 0, i, j;
 
 	for (i = 0; i < n; i++) {
 		const struct rm_record *r = &records[i];
@@ -498,6 +512,10 @@ size_t pool_wants(const struct pool *p, const struct rm_record *records, size_t 
 		}
 	want[k++] = (struct rm_cgroup_want){ RM_CGROUP_SHARED, cpus,
 					     hwloc_bitmap_dup(p->memnodes), false, keep };
+	/* owners in the shared pool run on its CPUs, and follow it as owners come and go */
+	for (j = 0; j + 1 < k; j++)
+		if (hwloc_bitmap_iszero(want[j].cpus))
+			hwloc_bitmap_copy((hwloc_bitmap_t)want[j].cpus, cpus);
 	hwloc_bitmap_free(exclusive);
 	*wantp = want;
 	return k;

@@ -203,7 +203,7 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 		if (i < 0)
 			rm_usage_errx("no such owner: '%s' (give --count N to allocate)",
 				      a->req.owner);
-		pool_owner_cpus(&p.st.records[i], pl->cpus);
+		pool_owner_runs_on(&p, &p.st.records[i], pl->cpus);
 		pool_owner_mems(&p, &p.st.records[i], pl->mems);
 		policy_check(&a->policy, pl->mems, "the owner's");
 		/* a degraded owner runs on its CPUs that are online */
