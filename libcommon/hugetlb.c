@@ -212,8 +212,9 @@ int rm_hugetlb_check(const struct rm_hugetlb *h, const char *owner, char **errms
 	if (missing) {
 		*errmsg = xasprintf("no rm-cpuset owner of that name: '%s' (cpuset and hugetlb "
 				    "share the unified hierarchy here, so an owner's hugetlb limit "
-				    "lives in its rm-cpuset cgroup: allocate its CPUs first with "
-				    "rm-cpuset alloc --owner %s)", owner, owner);
+				    "lives in its rm-cpuset cgroup: make the owner first with "
+				    "rm-cpuset alloc --owner %s --shared, or --count N for exclusive "
+				    "CPUs)", owner, owner);
 		return -2;
 	}
 	return 0;

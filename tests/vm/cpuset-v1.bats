@@ -39,3 +39,23 @@ teardown() {
 	run -0 rm-cpuset list
 	assert_output ""
 }
+
+@test "resize on v1: a running process stays, its Cpus_allowed_list follows; to the shared pool and back" {
+	run -0 rm-cpuset alloc --count 2 --owner rs --numa-node 1 -o cpus
+	assert_output "cpus=4-5"
+	rm-cpuset run --owner rs -- sleep 600 >/dev/null 2>&1 3>&- &
+	wait_until runs_in $CG/rs sleep
+	pid=$(cat $CG/rs/tasks)
+	run -0 rm-cpuset resize --owner rs --count 4 -o cpus
+	assert_output "cpus=4-7"
+	assert_equal "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$pid/status)" 4-7
+	assert_equal "$(cat $CG/shared/cpuset.cpus)" 0-3
+	run -0 rm-cpuset resize --owner rs --shared
+	assert_equal "$(cat $CG/rs/cpuset.cpus)" 0-7
+	assert_equal "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$pid/status)" 0-7
+	run -0 rm-cpuset resize --owner rs --count 2 --numa-node 1 -o cpus
+	assert_output "cpus=4-5"
+	assert_equal "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$pid/status)" 4-5
+	run -0 grep -x "$pid" $CG/rs/tasks
+	kill "$pid"
+}

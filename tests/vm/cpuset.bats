@@ -227,3 +227,50 @@ heap_under() {
 		fail "memory.numa_stat says $n1 bytes on node 1, numa_maps $maps"
 	kill $(cat $CG/shm/cgroup.procs) 2>/dev/null || true
 }
+
+# The cpus of owner $1 in Cpus_allowed_list of PID $2 and its cgroup's effective CPUs.
+follows() {
+	assert_equal "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$2/status)" "$3"
+	assert_equal "$(cat $CG/$1/cpuset.cpus.effective)" "$3"
+	run -0 grep -x "$2" $CG/$1/cgroup.procs
+}
+
+@test "resize: a running process stays, its Cpus_allowed_list follows; the partition stays valid; promotion and back" {
+	reserve_for_root_partitions
+	run -0 rm-cpuset alloc --count 2 --owner rs --isolate --numa-node 1 -o cpus
+	c1=$(field cpus)
+	sleep 600 3>&- &
+	pid=$!
+	run -0 rm-cpuset attach rs "$pid"
+	follows rs "$pid" "$c1"
+	# growth: the CPUs held stay, the partition is valid with the new ones, the shared pool
+	# and its owner lose them
+	run -0 rm-cpuset alloc --shared --owner bg
+	run -0 rm-cpuset resize --owner rs --count 4 -o cpus,isolate
+	c2=$(field cpus)
+	assert_equal "$(field isolate)" yes
+	assert_equal "$(overlap "$c1" "$c2")" "$(expand_list "$c1")"
+	follows rs "$pid" "$c2"
+	assert_equal "$(cat $CG/rs/cpuset.cpus.partition)" isolated
+	assert_equal "$(overlap "$(cat $CG/shared/cpuset.cpus)" "$c2")" ""
+	assert_equal "$(cat $CG/bg/cpuset.cpus)" "$(cat $CG/shared/cpuset.cpus)"
+	# every IRQ the kernel lets move left the CPUs added (quieting follows the partition)
+	unmovable=" $(sed -n 's/^unmovable=\([0-9]*\).*/\1/p' "$RM_STATE_DIR/quiet.state" 2>/dev/null | tr '\n' ' ') "
+	for f in /proc/irq/*/smp_affinity_list; do
+		n=${f#/proc/irq/}; n=${n%%/*}
+		[[ $unmovable == *" $n "* ]] && continue
+		[ -z "$(overlap "$(cat "$f")" "$c2")" ] || fail "IRQ $n has $(cat "$f"), the owner $c2"
+	done
+	# a shrink keeps the CPUs first given, and refuses to go below them
+	run -2 rm-cpuset resize --owner rs --count 1
+	run -0 rm-cpuset resize --owner rs --count 2
+	follows rs "$pid" "$c1"
+	assert_equal "$(cat $CG/rs/cpuset.cpus.partition)" isolated
+	# to the shared pool and back, the process still in its cgroup
+	run -0 rm-cpuset resize --owner rs --shared
+	follows rs "$pid" "$(cat $CG/shared/cpuset.cpus.effective)"
+	assert_equal "$(cat $CG/rs/cpuset.cpus.partition)" member
+	run -0 rm-cpuset resize --owner rs --count 2 --numa-node 1 -o cpus
+	follows rs "$pid" "$(field cpus)"
+	kill "$pid"
+}

@@ -16,6 +16,7 @@
 #include "hugetlb.h"
 #include "input.h"
 #include "numalib.h"
+#include "iolimit.h"
 #include "owner.h"
 #include "rm-cpuset.h"
 #include "xalloc.h"
@@ -64,8 +65,7 @@ static error_t attach_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* The thread ids of PID (/proc/PID/task); -1 when the process is gone. */
-static int threads_of(pid_t pid, pid_t **tids)
+int threads_of(pid_t pid, pid_t **tids)
 {
 	char path[48];
 	DIR *dir;
@@ -240,8 +240,9 @@ int cmd_attach(int argc, char **argv, struct rm_common *c)
 			ntids = threads_of(pid, &tids);
 		} else {
 			/* cgroup.procs moves every thread; the cpuset sets their affinity */
-			if (p.have_cgroups && (rm_cgroups_attach(&p.cg, a.owner, pid, &msg) ||
-					       rm_hugetlb_attach(a.owner, pid, &msg)))
+			if ((p.have_cgroups && (rm_cgroups_attach(&p.cg, a.owner, pid, &msg) ||
+						rm_hugetlb_attach(a.owner, pid, &msg))) ||
+			    rm_io_attach(a.owner, pid, &msg))
 				rc = -1;
 			if (!rc)
 				rc = set_affinity(pid, mask, size, &old, &tids, &ntids, &msg);

@@ -3,10 +3,13 @@
  * the shared pool and exclusive CPUs, its cgroup and processes staying where they are. */
 #include "config.h"
 
+#include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "rm-cpuset.h"
@@ -299,6 +302,76 @@ static void check_demotable(struct pool *p, const struct rm_record *rec)
 	}
 }
 
+/* A CPU set of the kernel's from SET (CPU_ALLOC'd), its size in *SIZE. */
+static cpu_set_t *cpu_mask(hwloc_const_bitmap_t set, size_t *size)
+{
+	int last = hwloc_bitmap_last(set) < 0 ? 0 : hwloc_bitmap_last(set);
+	cpu_set_t *m = CPU_ALLOC(last + 1);
+	unsigned cpu;
+
+	*size = CPU_ALLOC_SIZE(last + 1);
+	CPU_ZERO_S(*size, m);
+	hwloc_bitmap_foreach_begin(cpu, set)
+		CPU_SET_S(cpu, *size, m);
+	hwloc_bitmap_foreach_end();
+	return m;
+}
+
+/*
+ * The threads of the owner's processes that ran on all of its CPUs (WAS) run on all of them
+ * again (NOW): since Linux 6.2 a cpuset change keeps a thread within the affinity last set with
+ * sched_setaffinity (as run and attach set it), so growth would not reach them. A thread on WAS,
+ * or on what the kernel left of it (WAS and NOW), is set; threads pinned to fewer CPUs are left
+ * as they are. A thread that cannot be set is named in a warning: the cgroup holds it on the
+ * owner's CPUs all the same.
+ */
+static void follow_affinity(struct pool *p, const char *owner, hwloc_const_bitmap_t was,
+			    hwloc_const_bitmap_t now)
+{
+	size_t nsize, asize = CPU_ALLOC_SIZE(CPU_SETSIZE);
+	cpu_set_t *n = cpu_mask(now, &nsize), *cur = CPU_ALLOC(CPU_SETSIZE);
+	hwloc_bitmap_t both = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
+	char *dir, *path, *msg = NULL;
+	pid_t *pids = NULL, *tids;
+	ssize_t np = 0;
+
+	hwloc_bitmap_and(both, was, now);
+	if (p->have_cgroups) {
+		dir = rm_cgroups_path(&p->cg, owner);
+		path = xasprintf("%s/cgroup.procs", dir);
+		np = rm_cgroup_read_pids(path, &pids, &msg);
+		free(path);
+		free(dir);
+	}
+	for (ssize_t i = 0; i < np; i++) {
+		int nt = threads_of(pids[i], &tids);
+
+		for (int k = 0; k < nt; k++) {
+			if (sched_getaffinity(tids[k], asize, cur))
+				continue;
+			hwloc_bitmap_zero(set);
+			for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+				if (CPU_ISSET_S(cpu, asize, cur))
+					hwloc_bitmap_set(set, (unsigned)cpu);
+			if (!hwloc_bitmap_isequal(set, was) && !hwloc_bitmap_isequal(set, both))
+				continue;
+			if (sched_setaffinity(tids[k], nsize, n) && errno != ESRCH)
+				rm_warnx("cannot set the CPU affinity of thread %d of owner '%s': %s",
+					 (int)tids[k], owner, strerror(errno));
+		}
+		free(tids);
+	}
+	if (np < 0) {
+		rm_warnx("%s", msg);
+		free(msg);
+	}
+	free(pids);
+	CPU_FREE(n);
+	CPU_FREE(cur);
+	hwloc_bitmap_free(both);
+	hwloc_bitmap_free(set);
+}
+
 int cmd_resize(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp_child children[] = { { &alloc_argp, 0, NULL, 0 }, { 0 } };
@@ -313,7 +386,7 @@ int cmd_resize(int argc, char **argv, struct rm_common *c)
 		children, NULL, NULL
 	};
 	struct resize_args a = { 0 };
-	hwloc_bitmap_t cpus, initial, before;
+	hwloc_bitmap_t cpus, initial, before, was;
 	struct rm_record *rec;
 	struct rm_topo *t;
 	struct pool p;
@@ -332,8 +405,11 @@ int cmd_resize(int argc, char **argv, struct rm_common *c)
 	cpus = hwloc_bitmap_alloc();
 	initial = hwloc_bitmap_alloc();
 	before = hwloc_bitmap_alloc();
+	was = hwloc_bitmap_alloc();
 	rec = &p.st.records[i];
 	pool_owner_cpus(rec, cpus);
+	pool_owner_runs_on(&p, rec, was);
+	hwloc_bitmap_and(was, was, p.all);
 	hwloc_bitmap_copy(before, cpus);
 	v = rm_record_get(rec, "initial");
 	if (!v || rm_cpulist_parse(v, initial, NULL))
@@ -392,6 +468,9 @@ int cmd_resize(int argc, char **argv, struct rm_common *c)
 		char *list = rm_cpulist_format(cpus);
 
 		pool_commit(&p);
+		pool_owner_runs_on(&p, &p.st.records[pool_find(&p, a.r.owner)], cpus);
+		hwloc_bitmap_and(cpus, cpus, p.all);
+		follow_affinity(&p, a.r.owner, was, cpus);
 		if (*list)
 			rm_committed("resized owner '%s' to CPUs %s", a.r.owner, list);
 		else
@@ -404,5 +483,6 @@ int cmd_resize(int argc, char **argv, struct rm_common *c)
 	hwloc_bitmap_free(cpus);
 	hwloc_bitmap_free(initial);
 	hwloc_bitmap_free(before);
+	hwloc_bitmap_free(was);
 	return RM_EXIT_SUCCESS;
 }

@@ -306,6 +306,9 @@ void print_l3_ways(const struct pool *p, const struct rm_common *c);
 void print_numa_memory(struct pool *p, struct rm_common *c);
 void list_numa_memory_columns(const struct rm_common *c);
 
+/* The thread ids of PID (/proc/PID/task, allocated); -1 when the process is gone (attach.c). */
+int threads_of(pid_t pid, pid_t **tids);
+
 /* ---- quieting the isolated owners' CPUs (noise.c) ---- */
 
 /* Whether P's cgroups come with quieting, and under which root (NULL: this machine). */
