@@ -41,9 +41,9 @@ root_partitions() {
 
 # The CPUs of list $1 that list $2 has too, one a line.
 overlap() {
-	expand_list "$1" | sort >"$BATS_TEST_TMPDIR/a"
-	expand_list "$2" | sort >"$BATS_TEST_TMPDIR/b"
-	comm -12 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	# grep, not comm: the guest's busybox has no comm
+	expand_list "$1" >"$BATS_TEST_TMPDIR/a"
+	expand_list "$2" | grep -Fx -f "$BATS_TEST_TMPDIR/a" || true
 }
 
 expand_list() {

@@ -154,14 +154,6 @@ static error_t resize_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
 		break;
-	case ARGP_KEY_END:
-		if (!a->r.owner)
-			argp_error(state, "resize needs --owner NAME");
-		if (!a->shared == !a->r.count)
-			argp_error(state, "resize needs --count N or --shared");
-		if (a->shared && alloc_req_placement_given(&a->r))
-			argp_error(state, "--shared takes no %s", alloc_req_placement_given(&a->r));
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -395,6 +387,12 @@ int cmd_resize(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	pool_list_columns(c);
+	if (!a.r.owner)
+		rm_usage_errx("resize needs --owner NAME");
+	if (!a.shared == !a.r.count)
+		rm_usage_errx("resize needs --count N or --shared");
+	if (a.shared && alloc_req_placement_given(&a.r))
+		rm_usage_errx("--shared takes no %s", alloc_req_placement_given(&a.r));
 	alloc_check_owner(NULL, a.r.owner);
 	t = rm_topo_load(c, 0);
 	pool_open_topo(&p, c, a.r.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS, t);
