@@ -48,9 +48,9 @@ extern bool opt_no_cgroups;
  *   reserved=LIST strict=yes|no [memory=NODE:BYTES,...]
  *   owner=NAME cpus=LIST mems=LIST count=N isolate=yes|no pid=PID|- start=TICKS|- created=EPOCH
  * (cpus="" and count=0 for an owner in the shared pool: its cgroup runs on the shared pool's CPUs),
- * then, for an owner allocated with placement options, placement="--OPTION VALUE ..." (alloc's
- * options that place CPUs, which resize grows it with), for an owner given extra memory nodes
- * (--add-mems), add_mems=LIST, and, for an owner
+ * then, for an owner given extra memory nodes (--add-mems), add_mems=LIST, for an owner
+ * allocated with placement options, placement="--OPTION VALUE ..." (alloc's options that place
+ * CPUs, which resize grows it with), and, for an owner
  * with a resctrl group (--l3-ways, --mem-bandwidth), at its end:
  *   l3_ways=N|- l3_exclusive=yes|no l3_masks=ID:HEX,...|- mem_bandwidth=50%|RATE|- mb=ID:VAL,...|-
  * and, for an owner given memory or huge pages (--memory, --hugepages), at its end:
