@@ -438,6 +438,19 @@ refused() {
 	assert_output "test-state: corrupt state file '$RM_STATE_DIR/cpuset.state': line 2: bad 'pid' field: 'x'"
 }
 
+@test "state: an owner's memory or pids limit that is not a bounded number is refused" {
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	owner=job cpus="" count=0 pids_max=eight
+	EOF
+	refused cpuset "line 3: owner 'job': invalid pids_max: 'eight'"
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	owner=job cpus="" count=0 memory_max=1073741824 memory_high=99999999999999999999
+	EOF
+	refused cpuset "line 3: owner 'job': invalid memory_high: '99999999999999999999'"
+}
+
 @test "state: impossible content with a valid checksum is refused, with the line" {
 	raw cpuset <<-'EOF'
 	topology=0badcafe cpus=0-3 nodes=0 online=0-3

@@ -27,6 +27,7 @@ enum { OPT_EXPLAIN = 0x400, OPT_SHARED }; /* above the request's options (reques
 struct alloc_cmd {
 	struct alloc_req r; /* first: the children's input */
 	bool shared;
+	struct rm_ownlimit limits; /* --memory-max, ... */
 };
 
 static const struct argp_option alloc_cmd_options[] = {
@@ -47,6 +48,7 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &a->r;
 		state->child_inputs[1] = &a->r;
+		state->child_inputs[2] = &a->limits;
 		break;
 	case RM_OPT_DRY_RUN:
 		r->dry_run = true;
@@ -76,7 +78,9 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child alloc_children[] = {
-	{ &alloc_argp, 0, NULL, 0 }, { &alloc_memory_argp, 0, NULL, 0 }, { 0 }
+	{ &alloc_argp, 0, NULL, 0 }, { &alloc_memory_argp, 0, NULL, 0 },
+	{ &limit_argp, 0, "The owner's memory and pids limits (as rm-cpuset limit sets them):", 0 },
+	{ 0 }
 };
 
 /* Put a copy of R before the N records at LIST (the loops walk the state backwards). */
@@ -99,6 +103,7 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 		alloc_children, NULL, NULL
 	};
 	struct alloc_cmd a = { 0 };
+	struct rm_ownlimit limits;
 	hwloc_bitmap_t cpus;
 	struct rm_topo *t;
 	struct pool p;
@@ -113,6 +118,7 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	t = rm_topo_load(c, 0);
 	alloc_memory_check(t, &a.r);
 	pool_open_topo(&p, c, (a.r.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS), t);
+	limit_check(&p, NULL, a.r.memory, &a.limits, &limits);
 	cpus = hwloc_bitmap_alloc();
 	if (a.shared) {
 		alloc_check_owner(&p, a.r.owner);
@@ -120,9 +126,11 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 	} else {
 		alloc_plan(&p, &a.r, cpus);
 	}
+	rm_ownlimit_to_record(&p.st.records[p.st.nrecords - 1], &limits);
 	if (!a.r.dry_run) {
 		pool_commit(&p);
 		alloc_memory_limits(&p, &a.r, p.st.nrecords - 1);
+		alloc_limits(&p, p.st.nrecords - 1);
 		if (a.shared)
 			rm_committed("made owner '%s' in the shared pool", a.r.owner);
 		else

@@ -241,7 +241,8 @@ int cmd_attach(int argc, char **argv, struct rm_common *c)
 		} else {
 			/* cgroup.procs moves every thread; the cpuset sets their affinity */
 			if ((p.have_cgroups && (rm_cgroups_attach(&p.cg, a.owner, pid, &msg) ||
-						rm_hugetlb_attach(a.owner, pid, &msg))) ||
+						rm_hugetlb_attach(a.owner, pid, &msg) ||
+						rm_ownlimit_attach(a.owner, pid, &msg))) ||
 			    rm_io_attach(a.owner, pid, &msg))
 				rc = -1;
 			if (!rc)

@@ -11,6 +11,7 @@
 #include "kernfs.h"
 #include "memmgr.h"
 #include "options.h"
+#include "ownlimit.h"
 #include "output.h"
 #include "process.h"
 #include "resctrl.h"
@@ -37,6 +38,7 @@ int cmd_mount_resctrl(int argc, char **argv, struct rm_common *c);
 int cmd_noise(int argc, char **argv, struct rm_common *c);
 int cmd_boot_plan(int argc, char **argv, struct rm_common *c);
 int cmd_resize(int argc, char **argv, struct rm_common *c);
+int cmd_limit(int argc, char **argv, struct rm_common *c);
 
 /* --no-cgroups: keep allocations in the state only. */
 extern bool opt_no_cgroups;
@@ -272,6 +274,24 @@ void alloc_check_isolate(const struct pool *p);
 /* Choose R->count CPUs for R in P's free CPUs into RESULT; exits 2 or 3 with a message (2 for
  * --add-mems nodes that do not exist or have no memory, before anything else). */
 void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result);
+
+/* ---- memory and pids limits (limit.c) ---- */
+
+/* --memory-max, --memory-high, --memory-min, --swap-max, --pids-max; its input is a struct
+ * rm_ownlimit (the keys given). */
+extern const struct argp limit_argp;
+/* The limits of the owner record REC (NULL for a new owner, reserving MEMORY bytes with --memory)
+ * with GIVEN merged, in L; exits 2 when they cannot be set: memory.max or memory.min of an owner
+ * with memory reserved (they are the reservation), or what the cgroups here lack. Reads only. */
+void limit_check(const struct pool *p, const struct rm_record *rec, uint64_t memory,
+		 const struct rm_ownlimit *given, struct rm_ownlimit *l);
+/* Write the limits KEYS (0: every one kept) of the owner record REC to its cgroups, each change
+ * in LOG; nothing without cgroups. 0, or -1 with MSG. */
+int owner_limits_put(struct pool *p, const struct rm_record *rec, unsigned keys,
+		     struct rm_kernfs_log *log, char **msg);
+/* After alloc's commit: the new owner's limits; on a failure they and the allocation are undone
+ * and the command exits 1. */
+void alloc_limits(struct pool *p, size_t index);
 
 /* ---- resctrl (resctrl.c) ---- */
 

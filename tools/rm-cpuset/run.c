@@ -278,9 +278,11 @@ static void child(struct placement *pl, const struct run_policy *policy, char **
 	unsigned i;
 	char *msg = NULL;
 
-	/* the owner's cpuset, and its hugetlb limits when rm-hugepages set some */
+	/* the owner's cpuset, its hugetlb limits when rm-hugepages set some, its memory and pids
+	 * limits (v1: hierarchies of their own) */
 	if (pl->have_cgroups && (rm_cgroups_attach(&pl->cg, pl->name, getpid(), &msg) ||
-				 rm_hugetlb_attach(pl->name, getpid(), &msg))) {
+				 rm_hugetlb_attach(pl->name, getpid(), &msg) ||
+				 rm_ownlimit_attach(pl->name, getpid(), &msg))) {
 		rm_warnx("%s", msg);
 		_exit(EXIT_RUN_FAILED);
 	}
