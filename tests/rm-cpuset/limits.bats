@@ -190,7 +190,7 @@ v1_tree() {
 	# the command runs in the owner's memory and pids cgroups; 4 processes at most
 	run -0 rm-cpuset run --owner lim -- sh -c 'grep -E ":(memory|pids):" /proc/self/cgroup | sort'
 	assert_output --regexp '^[0-9]+:memory:/rmtools/lim'$'\n''[0-9]+:pids:/rmtools/lim$'
-	run rm-cpuset run --owner lim -- sh -c 'for i in 1 2 3 4 5 6; do sleep 5 & done; wait' 2>&1
+	run rm-cpuset run --owner lim -- sh -c 'sleep 1 & sleep 1 & sleep 1 & sleep 1 & wait' 2>&1
 	assert_output --partial "fork"
 	# release removes the owner's cgroups and the parents
 	run -0 rm-cpuset release lim

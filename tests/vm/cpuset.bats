@@ -274,3 +274,19 @@ follows() {
 	follows rs "$pid" "$(field cpus)"
 	kill "$pid"
 }
+
+@test "limit: a shared owner's memory.max and pids.max; run's command is in its cgroup and a fork beyond pids.max fails; release removes them" {
+	run -0 rm-cpuset alloc --shared --owner lim --memory-max 64M --pids-max 3 -o memory_max,pids_max
+	assert_output "memory_max=64MiB pids_max=3"
+	assert_equal "$(cat $CG/lim/memory.max $CG/lim/pids.max | tr '\n' ' ')" "67108864 3 "
+	run -0 rm-cpuset run --owner lim -- cat /proc/self/cgroup
+	assert_output "0::/rmtools.slice/lim"
+	# the shell and two children are 3: the third fork fails
+	run rm-cpuset run --owner lim -- sh -c 'sleep 1 & sleep 1 & sleep 1 & wait'
+	assert_output --regexp "fork"
+	[ "$(sed -n 's/^max //p' $CG/lim/pids.events)" -ge 1 ]
+	run -0 rm-cpuset limit --owner lim --pids-max max --memory-high 32M
+	assert_equal "$(cat $CG/lim/pids.max $CG/lim/memory.high | tr '\n' ' ')" "max 33554432 "
+	run -0 rm-cpuset release lim
+	[ ! -e $CG/lim ]
+}
