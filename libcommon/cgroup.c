@@ -239,3 +239,37 @@ int rm_cgroup_join(const char *dir, pid_t pid, char **errmsg)
 	free(path);
 	return rc;
 }
+
+int rm_cgroup_evacuate(const char *dir, const char *to_dir, char **errmsg)
+{
+	char *from = xasprintf("%s/cgroup.procs", dir), *to = xasprintf("%s/cgroup.procs", to_dir);
+	int rc = 0;
+
+	for (int round = 0; round < 16 && rc == 0; round++) {
+		char *s = rm_kernfs_read(from, RM_CGROUP_FILES), *line, *save;
+		bool any = false;
+
+		if (!s) {
+			*errmsg = xasprintf("cannot read %s: %s", from, strerror(errno));
+			rc = -1;
+			break;
+		}
+		for (line = strtok_r(s, "\n", &save); line && rc == 0;
+		     line = strtok_r(NULL, "\n", &save)) {
+			int e = rm_kernfs_write(to, line, RM_CGROUP_FILES | RM_KERNFS_TRUNC);
+
+			any = true;
+			if (e && e != ESRCH) {
+				*errmsg = xasprintf("cannot write '%s' to %s: %s", line, to,
+						    strerror(e));
+				rc = -1;
+			}
+		}
+		free(s);
+		if (!any)
+			break;
+	}
+	free(from);
+	free(to);
+	return rc;
+}

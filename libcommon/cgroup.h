@@ -72,4 +72,8 @@ int rm_cgroup_remove_childless(const char *parent, char **errmsg);
 /* Move PID into the cgroup DIR when DIR exists (0 when it does not): 0, or -1 with *ERRMSG. */
 int rm_cgroup_join(const char *dir, pid_t pid, char **errmsg);
 
+/* Move every process of the cgroup DIR into the cgroup TO_DIR (a few rounds, for processes that
+ * fork meanwhile; one gone meanwhile is no error): 0, or -1 with *ERRMSG. */
+int rm_cgroup_evacuate(const char *dir, const char *to_dir, char **errmsg);
+
 #endif

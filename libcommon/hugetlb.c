@@ -212,8 +212,9 @@ int rm_hugetlb_check(const struct rm_hugetlb *h, const char *owner, char **errms
 	if (missing) {
 		*errmsg = xasprintf("no rm-cpuset owner of that name: '%s' (cpuset and hugetlb "
 				    "share the unified hierarchy here, so an owner's hugetlb limit "
-				    "lives in its rm-cpuset cgroup: allocate its CPUs first with "
-				    "rm-cpuset alloc --owner %s)", owner, owner);
+				    "lives in its rm-cpuset cgroup: make the owner first with "
+				    "rm-cpuset alloc --owner %s --shared, or --count N for exclusive "
+				    "CPUs)", owner, owner);
 		return -2;
 	}
 	return 0;
@@ -274,41 +275,6 @@ int rm_hugetlb_set(const struct rm_hugetlb *h, const char *owner, uint64_t page_
 	return rc;
 }
 
-/* Move every process of DIR into the hierarchy's root. */
-static int empty_cgroup(const struct rm_hugetlb *h, const char *dir, char **errmsg)
-{
-	char *from = xasprintf("%s/cgroup.procs", dir), *to = xasprintf("%s/cgroup.procs", h->mount);
-	int rc = 0;
-
-	for (int round = 0; round < 16 && rc == 0; round++) {
-		char *s = rm_kernfs_read(from, FILES), *line, *save;
-		bool any = false;
-
-		if (!s) {
-			*errmsg = xasprintf("cannot read %s: %s", from, strerror(errno));
-			rc = -1;
-			break;
-		}
-		for (line = strtok_r(s, "\n", &save); line && rc == 0;
-		     line = strtok_r(NULL, "\n", &save)) {
-			int e = rm_kernfs_write(to, line, FILES);
-
-			any = true;
-			if (e && e != ESRCH) {
-				*errmsg = xasprintf("cannot write '%s' to %s: %s", line, to,
-						    strerror(e));
-				rc = -1;
-			}
-		}
-		free(s);
-		if (!any)
-			break;
-	}
-	free(from);
-	free(to);
-	return rc;
-}
-
 int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint64_t *page_sizes,
 		      size_t nsizes, char **errmsg)
 {
@@ -339,7 +305,7 @@ int rm_hugetlb_remove(const struct rm_hugetlb *h, const char *owner, const uint6
 		free(dir);
 		return rc < 0 ? -1 : 0;
 	}
-	if (empty_cgroup(h, dir, errmsg) < 0) {
+	if (rm_cgroup_evacuate(dir, h->mount, errmsg) < 0) {
 		free(dir);
 		return -1;
 	}

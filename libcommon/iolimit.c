@@ -117,8 +117,9 @@ int rm_io_check(const struct rm_io *io, const char *owner, char **errmsg)
 	if (missing) {
 		*errmsg = xasprintf("no rm-cpuset owner of that name: '%s' (cpuset and io share the "
 				    "unified hierarchy here, so an owner's I/O limits live in its "
-				    "rm-cpuset cgroup: allocate its CPUs first with rm-cpuset alloc "
-				    "--owner %s)", owner, owner);
+				    "rm-cpuset cgroup: make the owner first with rm-cpuset alloc "
+				    "--owner %s --shared, or --count N for exclusive CPUs)", owner,
+				    owner);
 		return -2;
 	}
 	return 0;

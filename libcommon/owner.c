@@ -11,6 +11,7 @@
 
 #include "cpulist.h"
 #include "owner.h"
+#include "ownlimit.h"
 #include "state.h"
 #include "xalloc.h"
 
@@ -166,7 +167,9 @@ static int parse_cpuset(struct rm_owner_state *os, const struct check *c,
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	const struct rm_record *topology = NULL, *reserved = NULL;
+	struct rm_ownlimit limits;
 	long long num, pid;
+	char *msg = NULL;
 	int rc = -1;
 
 	os->owners = xcalloc(n ? n : 1, sizeof(*os->owners));
@@ -220,9 +223,17 @@ static int parse_cpuset(struct rm_owner_state *os, const struct check *c,
 		    get_number(c, r, "count", false, &num))
 			goto out;
 		o->pid = (long)pid;
+		if (rm_ownlimit_from_record(r, &limits, &msg) < 0) {
+			bad(c, r->line, "owner '%s': %s", o->name, msg);
+			free(msg);
+			goto out;
+		}
 		o->resctrl = rm_record_get(r, "l3_ways") != NULL;
-		if (hwloc_bitmap_iszero(o->cpus)) {
-			bad(c, r->line, "owner '%s' holds no CPU", o->name);
+		/* no CPU: an owner in the shared pool, with nothing exclusive to check */
+		if (hwloc_bitmap_iszero(o->cpus) &&
+		    (o->isolate || o->resctrl || !hwloc_bitmap_iszero(o->add_mems))) {
+			bad(c, r->line, "owner '%s' in the shared pool has %s", o->name,
+			    o->isolate ? "isolate=yes" : o->resctrl ? "a resctrl group" : "add_mems");
 			goto out;
 		}
 		if (rm_record_get(r, "count") && num != hwloc_bitmap_weight(o->cpus)) {

@@ -25,7 +25,8 @@ bool rm_name_valid(const char *name);
 bool rm_owner_name_valid(const char *name);
 
 /* An owner record of rm-cpuset's state: owner=NAME cpus=SET [mems=SET] [add_mems=SET]
- * [isolate=yes|no] [pid=N|-] ... */
+ * [isolate=yes|no] [pid=N|-] ... An empty cpus ("") is an owner in the shared pool: its cgroup
+ * runs on the shared pool's CPUs, and it has no isolation, resctrl group or added nodes. */
 struct rm_cpuset_owner {
 	const char *name; /* points into the records */
 	unsigned line;    /* its line in the state file */
@@ -73,8 +74,9 @@ struct rm_owner_state {
  * node lists in the kernel's list form, PCI addresses canonical, block device names and numbers),
  * no duplicate owner, no CPU or device held by two owners. The content must also be possible:
  * rm-cpuset's owners and reserved CPUs lie within the topology record's CPUs (which every state
- * holding them has), an owner holds at least one CPU, none of them reserved, and its count is
- * its number of CPUs. Returns 0 (OS filled; the strings point into RECS), or -1 with *ERRMSG
+ * holding them has), none of an owner's CPUs reserved, its count its number of CPUs, and an
+ * owner without CPUs (in the shared pool) neither isolated nor with a resctrl group or added
+ * memory nodes. Returns 0 (OS filled; the strings point into RECS), or -1 with *ERRMSG
  * "corrupt state file 'PATH': [line N: ]REASON".
  */
 int rm_owner_state_parse(struct rm_owner_state *os, const char *name, unsigned version,
@@ -86,8 +88,8 @@ const struct rm_cpuset_owner *rm_owner_find(const struct rm_owner_state *os, con
 
 /*
  * OWNER's CPUs in rm-cpuset's state, read with the state module (shared lock, checked), and in
- * *RESCTRL (may be NULL) whether it has a resctrl group. Returns 1 (CPUS set), 0 when OWNER holds
- * none (CPUS empty, *RESCTRL false), -1 with *ERRMSG when the state cannot be read.
+ * *RESCTRL (may be NULL) whether it has a resctrl group. Returns 1 (CPUS set; empty for an owner
+ * in the shared pool), 0 when there is no such owner (CPUS empty, *RESCTRL false), -1 with *ERRMSG when the state cannot be read.
  */
 int rm_owner_cpus(const char *owner, hwloc_bitmap_t cpus, bool *resctrl, char **errmsg);
 

@@ -31,11 +31,12 @@ Emulates, in memory, what the kernel's cgroupfs does for these operations:
     siblings, and takes its CPUs from its parent, which must keep one while it has processes
     ("Parent unable to distribute cpu downstream"; the root always has some).
   - --no-partitions is older than 5.11: no partition files at all.
-  - memory.max / memory.min ("max" or a number of bytes, else EINVAL; stored as written).
+  - memory.max / memory.min / memory.high / memory.swap.max and pids.max ("max" or a number,
+    else EINVAL; stored as written).
   - --fail-write NAME: every write to a file NAME fails with EIO, for the tests of what a tool
     undoes when the kernel refuses a write half-way.
 The cpuset files appear in a child when its parent's subtree_control enables cpuset, the memory
-files when it enables memory.
+files when it enables memory, pids.max when it enables pids.
 Not emulated: other controllers' files, threads (cgroup.threads, cgroup.type), permissions and
 delegation, memory migration, hotplug, real processes (pids are just numbers), local partitions
 taking CPUs from a non-root parent with cpuset.cpus.exclusive, and the order in which the kernel
@@ -70,7 +71,8 @@ class Cgroup:
         self.subtree = []
         self.cpus, self.mems, self.exclusive = set(), set(), set()
         self.partition = "member"
-        self.memory = {"max": "max", "min": "0"}
+        self.memory = {"max": "max", "min": "0", "high": "max", "swap.max": "max"}
+        self.pids_max = "max"
 
     @property
     def path(self):
@@ -130,16 +132,24 @@ class Cgroup:
             if self.fs.partitions:
                 f["cpuset.cpus.partition"] = (self.r_partition, self.w_partition)
         if "memory" in self.parent.subtree:
-            for k in ("max", "min"):
+            for k in self.memory:
                 f["memory." + k] = ((lambda k=k: self.memory[k]),
                                     (lambda text, k=k: self.w_memory(k, text)))
+        if "pids" in self.parent.subtree:
+            f["pids.max"] = (lambda: self.pids_max, self.w_pids)
         return f
 
     def w_memory(self, key, text):
         v = text.strip()
-        if not (v.isdigit() or (key == "max" and v == "max")):
+        if not (v.isdigit() or v == "max"):
             raise err(errno.EINVAL)
         self.memory[key] = v
+
+    def w_pids(self, text):
+        v = text.strip()
+        if not (v.isdigit() or v == "max"):
+            raise err(errno.EINVAL)
+        self.pids_max = v
 
     def w_subtree(self, text):
         changes = []

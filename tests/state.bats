@@ -416,6 +416,19 @@ refused() {
 	EOF
 	run -0 "$ts" owner-cpus web
 	assert_output 0-3,8
+	# an owner in the shared pool: found, with no CPU of its own
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-15 nodes=0 online=0-15
+	owner=web cpus="" mems=0 count=0
+	owner=db cpus=4 mems=0 l3_ways=- l3_exclusive=no l3_masks=- mem_bandwidth=50% mb=0:50
+	EOF
+	run -0 "$ts" owner-cpus web
+	assert_output ''
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-15 nodes=0 online=0-15
+	owner=web cpus=0-3,8 mems=0
+	owner=db cpus=4 mems=0 l3_ways=- l3_exclusive=no l3_masks=- mem_bandwidth=50% mb=0:50
+	EOF
 	# an owner with L3 ways or a bandwidth limit has a resctrl group
 	run -0 "$ts" owner-cpus db
 	assert_output '4 resctrl'
@@ -423,6 +436,19 @@ refused() {
 	raw cpuset <<<'owner=web cpus=0 pid=x'
 	run -1 "$ts" owner-cpus web
 	assert_output "test-state: corrupt state file '$RM_STATE_DIR/cpuset.state': line 2: bad 'pid' field: 'x'"
+}
+
+@test "state: an owner's memory or pids limit that is not a bounded number is refused" {
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	owner=job cpus="" count=0 pids_max=eight
+	EOF
+	refused cpuset "line 3: owner 'job': invalid pids_max: 'eight'"
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	owner=job cpus="" count=0 memory_max=1073741824 memory_high=99999999999999999999
+	EOF
+	refused cpuset "line 3: owner 'job': invalid memory_high: '99999999999999999999'"
 }
 
 @test "state: impossible content with a valid checksum is refused, with the line" {
@@ -455,9 +481,19 @@ refused() {
 	refused cpuset "line 3: invalid owner name: 'shared'"
 	raw cpuset <<-'EOF'
 	topology=0badcafe cpus=0-3 nodes=0 online=0-3
-	owner=web cpus="" count=0
+	owner=web cpus="" count=0 isolate=yes
 	EOF
-	refused cpuset "line 3: owner 'web' holds no CPU"
+	refused cpuset "line 3: owner 'web' in the shared pool has isolate=yes"
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	owner=web cpus="" count=0 l3_ways=2
+	EOF
+	refused cpuset "line 3: owner 'web' in the shared pool has a resctrl group"
+	raw cpuset <<-'EOF'
+	topology=0badcafe cpus=0-3 nodes=0 online=0-3
+	owner=web cpus="" count=0 add_mems=1
+	EOF
+	refused cpuset "line 3: owner 'web' in the shared pool has add_mems"
 	raw cpuset <<<'owner=web cpus=1 count=1'
 	refused cpuset "no 'topology' record, which every state with owners has"
 	raw cpuset <<<'reserved=1 strict=no'

@@ -34,8 +34,8 @@ refused() {
 	run -0 cs alloc --count 2 --owner web --numa-node 1
 	assert_output "owner=web cpus=4-5 mems=1 cores=2 nodes=1 cgroup=-"
 	run -0 sed -n '3,4p' "$STATE"
-	assert_line --index 0 --regexp '^owner=db cpus=0-3 mems=0 count=4 isolate=no pid=- start=- created=[0-9]+$'
-	assert_line --index 1 --regexp '^owner=web cpus=4-5 mems=1 count=2 isolate=no pid=- start=- created=[0-9]+$'
+	assert_line --index 0 --regexp '^owner=db cpus=0-3 mems=0 count=4 isolate=no pid=- start=- created=[0-9]+ placement="--policy single-numa-node"$'
+	assert_line --index 1 --regexp '^owner=web cpus=4-5 mems=1 count=2 isolate=no pid=- start=- created=[0-9]+ placement="--numa-node 1"$'
 	# the state's topology record and the pools name the CPU nodes only
 	run -0 sed -n 2p "$STATE"
 	assert_output --regexp '^topology=[0-9a-f]+ cpus=0-7 nodes=0-1 online=0-7$'
@@ -56,7 +56,7 @@ refused() {
 	run -0 cs alloc --count 2 --owner web --numa-node 1 --add-mems 3 -o +add_mems
 	assert_output "owner=web cpus=4-5 mems=1,3 cores=2 nodes=1 cgroup=- add_mems=3"
 	run -0 sed -n 3p "$STATE"
-	assert_output --regexp '^owner=web cpus=4-5 mems=1,3 count=2 isolate=no pid=- start=- created=[0-9]+ add_mems=3$'
+	assert_output --regexp '^owner=web cpus=4-5 mems=1,3 count=2 isolate=no pid=- start=- created=[0-9]+ add_mems=3 placement="--numa-node 1"$'
 	run -0 cs alloc --count 2 --owner db --add-mems 2-3 --policy single-numa-node --dry-run
 	assert_output "owner=db cpus=0-1 mems=0,2-3 cores=0 nodes=0 cgroup=-"
 	run -0 cs list -o owner,mems,add_mems

@@ -585,3 +585,21 @@ resctrl_example() {
 	run -1 "$tr" mon-create rmtools.web "../x" 0
 	assert_output "test-resctrl: invalid monitoring group name: '../x'"
 }
+
+@test "intel: resize grows an owner with L3 ways within its L3 domains; the group's CPUs follow, its ways stay" {
+	intel
+	run -0 cs alloc --count 4 --owner web --l3-ways 4 -o cpus,l3_masks
+	assert_output "cpus=0-3 l3_masks=0:780"
+	run -0 cs alloc --count 10 --owner db -o cpus
+	assert_output "cpus=4-13"
+	# L3 0 has CPUs 14-15 left: growth takes them, not socket 1's with no ways of its own
+	refused 3 "not enough free CPUs" cs resize --owner web --count 8
+	run -0 cs resize --owner web --count 6 -o cpus,l3_masks
+	assert_output "cpus=0-3,14-15 l3_masks=0:780"
+	run -0 cat "$R/rmtools.web/schemata" "$R/rmtools.web/cpus_list"
+	assert_output $'L3:0=780;1=7ff\nMB:0=100;1=100\n0-3,14-15'
+	run -0 cs resize --owner web --count 4 -o cpus
+	assert_output "cpus=0-3"
+	assert_equal "$(cat "$R/rmtools.web/cpus_list")" 0-3
+	refused 2 "a resctrl group" cs resize --owner web --shared
+}

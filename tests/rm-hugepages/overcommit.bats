@@ -235,7 +235,7 @@ bad_conf() {
 	echo 'cpuset hugetlb' >"$CGROOT/unified/cgroup.controllers"
 	export RM_CGROUP_ROOT=$CGROOT
 	bad_conf $'overcommit 2M 8\nlimit db 2M 2' \
-		"2:7: no rm-cpuset owner of that name: 'db' (cpuset and hugetlb share the unified hierarchy here, so an owner's hugetlb limit lives in its rm-cpuset cgroup: allocate its CPUs first with rm-cpuset alloc --owner db)"
+		"2:7: no rm-cpuset owner of that name: 'db' (cpuset and hugetlb share the unified hierarchy here, so an owner's hugetlb limit lives in its rm-cpuset cgroup: make the owner first with rm-cpuset alloc --owner db --shared, or --count N for exclusive CPUs)"
 }
 
 @test "apply: limit lines without a hugetlb controller fail before anything changes" {

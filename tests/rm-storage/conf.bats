@@ -181,7 +181,7 @@ state_of() {
 			"the limit of owner 'web' on disk '$DISK' is set on line 1 already"
 	fi
 	# an owner rm-cpuset has no cgroup for yet
-	bad 'limit batch @D write-bps=1M' 'limit ' "no rm-cpuset owner of that name: 'batch' (cpuset and io share the unified hierarchy here, so an owner's I/O limits live in its rm-cpuset cgroup: allocate its CPUs first with rm-cpuset alloc --owner batch)"
+	bad 'limit batch @D write-bps=1M' 'limit ' "no rm-cpuset owner of that name: 'batch' (cpuset and io share the unified hierarchy here, so an owner's I/O limits live in its rm-cpuset cgroup: make the owner first with rm-cpuset alloc --owner batch --shared, or --count N for exclusive CPUs)"
 	# the first error in the file is the one reported
 	printf 'limit db %s bogus=1\nlimit db %s weight=x\n' "$DISK" "$DISK" >"$CONF"
 	run -2 rm-storage apply

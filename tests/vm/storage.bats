@@ -80,3 +80,26 @@ timed() {
 	run -2 --separate-stderr rm-storage quota "$MNT/job" 4M
 	[[ $stderr == *"prjquota"* ]]
 }
+
+@test "storage: an I/O-only owner on cgroup v2: alloc --shared, limit, run on the shared pool's CPUs, release" {
+	[ -b "$DISK" ] || skip "no NVMe disk in this machine shape"
+	# the steps of cgroup v1, with the owner made in the shared pool first
+	run -0 rm-cpuset alloc --shared --owner backup -o owner,cpus,cgroup
+	assert_output "owner=backup cpus=\"\" cgroup=/sys/fs/cgroup/rmtools.slice/backup"
+	run -0 rm-storage limit backup nvme0n1 --write-bps 2M -o limit,applied
+	assert_output "limit=backup applied=yes"
+	# an exclusive owner made afterwards takes its CPUs from it; the limit stays
+	run -0 rm-cpuset alloc --count 2 --owner db --numa-node 0
+	run -0 rm-cpuset run --owner backup -- sh -c \
+		'cat /proc/self/cgroup; grep Cpus_allowed_list /proc/self/status; dd if=/dev/zero of='$DISK' bs=64k count=16 oflag=direct 2>/dev/null'
+	assert_line "0::/rmtools.slice/backup"
+	assert_line --regexp '^Cpus_allowed_list:[[:space:]]+2-7$'
+	grep -q "^$(cat /sys/block/nvme0n1/dev) rbps=max wbps=2097152 riops=max wiops=max$" \
+		/sys/fs/cgroup/rmtools.slice/backup/io.max
+	run -0 rm-storage show backup -o wbytes
+	assert_output "wbytes=1MiB"
+	run -0 rm-cpuset list -o owner,count
+	assert_output $'owner=backup count=0\nowner=db count=2'
+	run -0 rm-cpuset release backup
+	[ ! -e /sys/fs/cgroup/rmtools.slice/backup ]
+}

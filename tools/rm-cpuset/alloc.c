@@ -22,10 +22,18 @@
 
 /* ---- alloc ---- */
 
-enum { OPT_EXPLAIN = 0x400 }; /* above the request's options (request.c) */
+enum { OPT_EXPLAIN = 0x400, OPT_SHARED }; /* above the request's options (request.c) */
+
+struct alloc_cmd {
+	struct alloc_req r; /* first: the children's input */
+	bool shared;
+	struct rm_ownlimit limits; /* --memory-max, ... */
+};
 
 static const struct argp_option alloc_cmd_options[] = {
 	{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "choose and print, change nothing", 0 },
+	{ "shared", OPT_SHARED, NULL, 0,
+	  "no exclusive CPUs: the owner's cgroup runs on the shared pool (for its limits)", 0 },
 	{ "explain", OPT_EXPLAIN, NULL, 0,
 	  "first print the Topology Manager's decision: each provider's hints, the merged hint", 0 },
 	{ 0 }
@@ -33,12 +41,14 @@ static const struct argp_option alloc_cmd_options[] = {
 
 static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 {
-	struct alloc_req *r = state->input;
+	struct alloc_cmd *a = state->input;
+	struct alloc_req *r = &a->r;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = state->input;
-		state->child_inputs[1] = state->input;
+		state->child_inputs[0] = &a->r;
+		state->child_inputs[1] = &a->r;
+		state->child_inputs[2] = &a->limits;
 		break;
 	case RM_OPT_DRY_RUN:
 		r->dry_run = true;
@@ -46,8 +56,20 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 	case OPT_EXPLAIN:
 		r->opts.tm.explain = stdout;
 		break;
+	case OPT_SHARED:
+		a->shared = true;
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (a->shared && r->count)
+			argp_error(state, "--shared takes no --count: an owner in the shared pool "
+				   "has no exclusive CPUs");
+		if (a->shared && (alloc_req_placement_given(r) || r->memory || r->nhugepages ||
+				  r->opts.tm.explain))
+			argp_error(state, "--shared takes no %s", alloc_req_placement_given(r) ?:
+				   r->opts.tm.explain ? "--explain" : "--memory or --hugepages");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -56,7 +78,9 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child alloc_children[] = {
-	{ &alloc_argp, 0, NULL, 0 }, { &alloc_memory_argp, 0, NULL, 0 }, { 0 }
+	{ &alloc_argp, 0, NULL, 0 }, { &alloc_memory_argp, 0, NULL, 0 },
+	{ &limit_argp, 0, "The owner's memory and pids limits (as rm-cpuset limit sets them):", 0 },
+	{ 0 }
 };
 
 /* Put a copy of R before the N records at LIST (the loops walk the state backwards). */
@@ -74,34 +98,47 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 		"Give OWNER COUNT exclusive CPUs, chosen as the kubelet's static CPU manager policy "
 		"chooses them, and with --l3-ways or --mem-bandwidth a resctrl group holding a "
 		"share of the L3 cache and of the memory bandwidth; print the allocation record. "
-		"Not enough free CPUs, cache ways or CLOSIDs: exit 3.",
+		"With --shared, OWNER gets its cgroup on the shared pool's CPUs instead, for the "
+		"limits other tools give it. Not enough free CPUs, cache ways or CLOSIDs: exit 3.",
 		alloc_children, NULL, NULL
 	};
-	struct alloc_req r = { 0 };
+	struct alloc_cmd a = { 0 };
+	struct rm_ownlimit limits;
 	hwloc_bitmap_t cpus;
 	struct rm_topo *t;
 	struct pool p;
 
-	rm_parse_command(&argp, argc, argv, c, &r, 0);
+	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	pool_list_columns(c);
-	if (!r.count)
-		rm_usage_errx("alloc needs --count N");
-	if (!r.owner)
+	if (!a.r.count && !a.shared)
+		rm_usage_errx("alloc needs --count N (or --shared)");
+	if (!a.r.owner)
 		rm_usage_errx("alloc needs --owner NAME");
-	alloc_check_owner(NULL, r.owner);
+	alloc_check_owner(NULL, a.r.owner);
 	t = rm_topo_load(c, 0);
-	alloc_memory_check(t, &r);
-	pool_open_topo(&p, c, (r.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS), t);
+	alloc_memory_check(t, &a.r);
+	pool_open_topo(&p, c, (a.r.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS), t);
+	limit_check(&p, NULL, a.r.memory, &a.limits, &limits);
 	cpus = hwloc_bitmap_alloc();
-	alloc_plan(&p, &r, cpus);
-	if (!r.dry_run) {
+	if (a.shared) {
+		alloc_check_owner(&p, a.r.owner);
+		pool_add(&p, a.r.owner, cpus, NULL, false, 0);
+	} else {
+		alloc_plan(&p, &a.r, cpus);
+	}
+	rm_ownlimit_to_record(&p.st.records[p.st.nrecords - 1], &limits);
+	if (!a.r.dry_run) {
 		pool_commit(&p);
-		alloc_memory_limits(&p, &r, p.st.nrecords - 1);
-		pool_committed_cpus(cpus, r.owner);
+		alloc_memory_limits(&p, &a.r, p.st.nrecords - 1);
+		alloc_limits(&p, p.st.nrecords - 1);
+		if (a.shared)
+			rm_committed("made owner '%s' in the shared pool", a.r.owner);
+		else
+			pool_committed_cpus(cpus, a.r.owner);
 	}
 	pool_print_owners(&p, c, &p.st.records[p.st.nrecords - 1], 1);
 	pool_close(&p);
-	alloc_req_free(&r);
+	alloc_req_free(&a.r);
 	hwloc_bitmap_free(cpus);
 	return RM_EXIT_SUCCESS;
 }

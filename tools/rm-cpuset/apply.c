@@ -536,8 +536,8 @@ static bool cpus_as_written(const struct rm_cgroups *cg, hwloc_const_bitmap_t ha
 	return same;
 }
 
-/* After the commit: every owner's memory limits as its record keeps them (a cgroup made again
- * after a reboot has none). Exits 1 saying what stands on a failure. */
+/* After the commit: every owner's memory, huge page and pids limits as its record keeps them (a
+ * cgroup made again after a reboot has none). Exits 1 saying what stands on a failure. */
 static void apply_memory_limits(struct pool *p)
 {
 	struct rm_kernfs_log log = { .flags = RM_HUGETLB_FILES };
@@ -545,7 +545,8 @@ static void apply_memory_limits(struct pool *p)
 
 	for (size_t i = 0; i < p->st.nrecords; i++)
 		if (!strcmp(rm_record_kind(&p->st.records[i]), "owner") &&
-		    owner_memory_limits(p, &p->st.records[i], &log, &msg) < 0)
+		    (owner_memory_limits(p, &p->st.records[i], &log, &msg) < 0 ||
+		     owner_limits_put(p, &p->st.records[i], 0, &log, &msg) < 0))
 			rm_errx(RM_EXIT_FAILURE, "the memory limits of '%s': %s",
 				rm_record_get(&p->st.records[i], "owner"), msg);
 	rm_kernfs_log_free(&log);

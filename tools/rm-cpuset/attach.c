@@ -16,6 +16,7 @@
 #include "hugetlb.h"
 #include "input.h"
 #include "numalib.h"
+#include "iolimit.h"
 #include "owner.h"
 #include "rm-cpuset.h"
 #include "xalloc.h"
@@ -64,8 +65,7 @@ static error_t attach_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* The thread ids of PID (/proc/PID/task); -1 when the process is gone. */
-static int threads_of(pid_t pid, pid_t **tids)
+int threads_of(pid_t pid, pid_t **tids)
 {
 	char path[48];
 	DIR *dir;
@@ -214,7 +214,7 @@ int cmd_attach(int argc, char **argv, struct rm_common *c)
 	pool_open(&p, c, a.dry_run ? 0 : POOL_WRITE | POOL_NEED_CGROUPS);
 	if ((i = pool_find(&p, a.owner)) < 0)
 		rm_usage_errx("no such owner: '%s'", a.owner);
-	pool_owner_cpus(&p.st.records[i], cpus);
+	pool_owner_runs_on(&p, &p.st.records[i], cpus);
 	pool_owner_mems(&p, &p.st.records[i], mems);
 	hwloc_bitmap_and(cpus, cpus, p.all); /* a degraded owner: its CPUs that are online */
 	if (hwloc_bitmap_iszero(cpus))
@@ -240,8 +240,10 @@ int cmd_attach(int argc, char **argv, struct rm_common *c)
 			ntids = threads_of(pid, &tids);
 		} else {
 			/* cgroup.procs moves every thread; the cpuset sets their affinity */
-			if (p.have_cgroups && (rm_cgroups_attach(&p.cg, a.owner, pid, &msg) ||
-					       rm_hugetlb_attach(a.owner, pid, &msg)))
+			if ((p.have_cgroups && (rm_cgroups_attach(&p.cg, a.owner, pid, &msg) ||
+						rm_hugetlb_attach(a.owner, pid, &msg) ||
+						rm_ownlimit_attach(a.owner, pid, &msg))) ||
+			    rm_io_attach(a.owner, pid, &msg))
 				rc = -1;
 			if (!rc)
 				rc = set_affinity(pid, mask, size, &old, &tids, &ntids, &msg);

@@ -238,6 +238,8 @@ static void given_out(const struct pool *p, hwloc_bitmap_t given, FILE *f, const
 		if (strcmp(rm_record_kind(r), "owner"))
 			continue;
 		pool_owner_cpus(r, cpus);
+		if (hwloc_bitmap_iszero(cpus)) /* in the shared pool */
+			continue;
 		list = rm_cpulist_format(cpus);
 		fprintf(f, "%s%s: owner %s's exclusive CPUs\n", prefix, list, rm_record_get(r, "owner"));
 		free(list);

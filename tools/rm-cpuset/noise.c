@@ -162,7 +162,7 @@ int cmd_noise(int argc, char **argv, struct rm_common *c)
 	pool_open(&p, c, POOL_ANY_TOPOLOGY);
 	if ((i = pool_find(&p, a.owner)) < 0)
 		rm_usage_errx("no such owner: '%s'", a.owner);
-	pool_owner_cpus(&p.st.records[i], cpus);
+	pool_owner_runs_on(&p, &p.st.records[i], cpus);
 	if (!rm_input_sysfs(p.t->in))
 		rm_usage_errx("noise reads this machine's /proc (or --sysroot's)");
 	root = rm_input_root(p.t->in);

@@ -23,7 +23,7 @@ bool opt_no_cgroups;
 enum { OWNER_OWNER, OWNER_CPUS, OWNER_MEMS, OWNER_CORES, OWNER_NODES, OWNER_CGROUP, OWNER_COUNT,
        OWNER_PACKAGES, OWNER_ISOLATE, OWNER_PID, OWNER_CREATED, OWNER_L3_WAYS, OWNER_L3_EXCLUSIVE,
        OWNER_L3_MASKS, OWNER_MEM_BANDWIDTH, OWNER_RESCTRL, OWNER_OFFLINE, OWNER_ADD_MEMS,
-       OWNER_MEMORY, OWNER_MEMORY_NODES, OWNER_HUGEPAGES };
+       OWNER_MEMORY, OWNER_MEMORY_NODES, OWNER_HUGEPAGES, OWNER_LIMITS };
 const struct rm_column owner_cols[] = {
 	[OWNER_OWNER] = { "owner", RM_COL_STRING, "the owner's name" },
 	[OWNER_CPUS] = { "cpus", RM_COL_SET, "its exclusive CPUs" },
@@ -53,6 +53,12 @@ const struct rm_column owner_cols[] = {
 	[OWNER_HUGEPAGES] = { "hugepages", RM_COL_STRING,
 			      "its reserved huge pages per NUMA node (SIZE:NODE:COUNT,...; - for "
 			      "none)" },
+	/* OWNER_LIMITS + enum rm_ownlimit_key */
+	{ "memory_max", RM_COL_SIZE, "its memory.max (limit --memory-max; - for none)" },
+	{ "memory_high", RM_COL_SIZE, "its memory.high (limit --memory-high; - for none)" },
+	{ "memory_min", RM_COL_SIZE, "its memory.min (limit --memory-min; - for none)" },
+	{ "swap_max", RM_COL_SIZE, "its swap limit (limit --swap-max; - for none)" },
+	{ "pids_max", RM_COL_INT, "its pids.max (limit --pids-max; - for none)" },
 };
 const size_t owner_ncols = ARRAY_SIZE(owner_cols);
 const char owner_defaults[] = "owner,cpus,mems,cores,nodes,cgroup";
@@ -101,6 +107,13 @@ void pool_owner_cpus(const struct rm_record *r, hwloc_bitmap_t cpus)
 		rm_cpulist_parse(v, cpus, NULL);
 }
 
+void pool_owner_runs_on(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t cpus)
+{
+	pool_owner_cpus(r, cpus);
+	if (hwloc_bitmap_iszero(cpus))
+		pool_shared(p, cpus);
+}
+
 void pool_owner_offline(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t cpus)
 {
 	pool_owner_cpus(r, cpus);
@@ -135,6 +148,11 @@ static void pool_scan(struct pool *p, bool changed)
 	hwloc_bitmap_zero(p->exclusive);
 	for (size_t i = 0; i < os->nowners; i++)
 		hwloc_bitmap_or(p->exclusive, p->exclusive, os->owners[i].cpus);
+}
+
+void pool_rescan(struct pool *p)
+{
+	pool_scan(p, true);
 }
 
 static void copy_records(struct rm_record **dst, size_t *n, const struct rm_record *src,
@@ -307,7 +325,9 @@ void pool_mems(const struct pool *p, hwloc_const_bitmap_t cpus, hwloc_const_bitm
 {
 	rm_topo_nodes_of(p->t, cpus, mems);
 	hwloc_bitmap_and(mems, mems, p->memnodes);
-	if (hwloc_bitmap_iszero(mems)) {
+	if (hwloc_bitmap_iszero(cpus)) /* an owner in the shared pool: the shared pool's nodes */
+		hwloc_bitmap_copy(mems, p->memnodes);
+	else if (hwloc_bitmap_iszero(mems)) {
 		/* CPUs of memoryless nodes: the nodes with CPUs and memory, else any with memory */
 		hwloc_bitmap_andnot(mems, p->memnodes, rm_topo_memory_only_nodes(p->t));
 		if (hwloc_bitmap_iszero(mems))
@@ -469,7 +489,7 @@ size_t pool_wants(const struct pool *p, const struct rm_record *records, size_t 
 {
 	struct rm_cgroup_want *want = xcalloc(n + 1, sizeof(*want));
 	hwloc_bitmap_t exclusive = hwloc_bitmap_alloc(), keep = hwloc_bitmap_alloc(), cpus, mems;
-	size_t k = 0, i;
+	size_t k = 0, i, j;
 
 	for (i = 0; i < n; i++) {
 		const struct rm_record *r = &records[i];
@@ -498,6 +518,10 @@ size_t pool_wants(const struct pool *p, const struct rm_record *records, size_t 
 		}
 	want[k++] = (struct rm_cgroup_want){ RM_CGROUP_SHARED, cpus,
 					     hwloc_bitmap_dup(p->memnodes), false, keep };
+	/* owners in the shared pool run on its CPUs, and follow it as owners come and go */
+	for (j = 0; j + 1 < k; j++)
+		if (hwloc_bitmap_iszero(want[j].cpus))
+			hwloc_bitmap_copy((hwloc_bitmap_t)want[j].cpus, cpus);
 	hwloc_bitmap_free(exclusive);
 	*wantp = want;
 	return k;
@@ -524,6 +548,23 @@ static int sync_cgroups(struct pool *p, const struct rm_record *records, size_t 
 	return rc;
 }
 
+/* After the commit: the cgroups of owners gone from the state in the v1 memory and pids
+ * hierarchies (on v2 their one cgroup went with the sync). */
+static void prune_limits(struct pool *p)
+{
+	const char **names = xcalloc(p->st.nrecords + 1, sizeof(*names));
+	char *msg = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->st.nrecords; i++)
+		if (!strcmp(rm_record_kind(&p->st.records[i]), "owner"))
+			names[n++] = rm_record_get(&p->st.records[i], "owner");
+	if (p->cgroups && rm_ownlimit_prune(names, n, &msg) < 0)
+		rm_errx(RM_EXIT_FAILURE, "the state is written, but an owner's memory or pids "
+			"cgroup stands: %s", msg);
+	free(names);
+}
+
 void pool_commit(struct pool *p)
 {
 	char *msg = NULL, *msg2 = NULL;
@@ -546,8 +587,10 @@ void pool_commit(struct pool *p)
 			sync_cgroups(p, p->before, p->nbefore, &msg2);
 		rm_errx(RM_EXIT_FAILURE, "%s; nothing was changed", msg);
 	}
-	if (rm_state_commit(&p->st) == 0)
+	if (rm_state_commit(&p->st) == 0) {
+		prune_limits(p);
 		return;
+	}
 	saved = errno;
 	pool_sync_quiet(p, p->before, p->nbefore, false, &msg2);
 	if (pool_sync_resctrl(p, p->before, p->nbefore, false, &msg2))
@@ -670,6 +713,15 @@ void pool_print_owner(const struct pool *p, struct rm_out *out, const struct rm_
 	rm_out_size(out, OWNER_MEMORY, v ? strtoull(v, NULL, 10) : 0);
 	print_reservation(out, OWNER_MEMORY_NODES, rm_record_get(r, "memory_nodes"));
 	print_reservation(out, OWNER_HUGEPAGES, rm_record_get(r, "hugepages"));
+	for (int k = 0; k < RM_OWNLIMIT_N; k++) {
+		v = rm_record_get(r, rm_ownlimit_keys[k]);
+		if (!v)
+			rm_out_str(out, OWNER_LIMITS + k, NULL);
+		else if (k == RM_OWNLIMIT_PIDS_MAX)
+			rm_out_int(out, OWNER_LIMITS + k, strtoll(v, NULL, 10));
+		else
+			rm_out_size(out, OWNER_LIMITS + k, strtoull(v, NULL, 10));
+	}
 	rm_out_end(out);
 	free(cg);
 	hwloc_bitmap_free(cpus);

@@ -9,6 +9,8 @@ static const struct rm_command commands[] = {
 	{ "show", cmd_show, "pools, free CPUs per node, allocations (default)" },
 	{ "list", cmd_list, "one record per allocation" },
 	{ "alloc", cmd_alloc, "give an owner exclusive CPUs" },
+	{ "resize", cmd_resize, "grow or shrink an owner's CPUs in place" },
+	{ "limit", cmd_limit, "an owner's memory and pids limits" },
 	{ "release", cmd_release, "give an owner's CPUs back to the shared pool" },
 	{ "reserve", cmd_reserve, "set the system-reserved CPUs" },
 	{ "run", cmd_run, "run a command on its own CPUs or the shared pool" },

@@ -11,6 +11,7 @@
 #include "kernfs.h"
 #include "memmgr.h"
 #include "options.h"
+#include "ownlimit.h"
 #include "output.h"
 #include "process.h"
 #include "resctrl.h"
@@ -36,6 +37,8 @@ int cmd_accept_topology(int argc, char **argv, struct rm_common *c);
 int cmd_mount_resctrl(int argc, char **argv, struct rm_common *c);
 int cmd_noise(int argc, char **argv, struct rm_common *c);
 int cmd_boot_plan(int argc, char **argv, struct rm_common *c);
+int cmd_resize(int argc, char **argv, struct rm_common *c);
+int cmd_limit(int argc, char **argv, struct rm_common *c);
 
 /* --no-cgroups: keep allocations in the state only. */
 extern bool opt_no_cgroups;
@@ -46,11 +49,16 @@ extern bool opt_no_cgroups;
  *   topology=DIGEST cpus=LIST nodes=LIST online=LIST
  *   reserved=LIST strict=yes|no [memory=NODE:BYTES,...]
  *   owner=NAME cpus=LIST mems=LIST count=N isolate=yes|no pid=PID|- start=TICKS|- created=EPOCH
- * then, for an owner given extra memory nodes (--add-mems), add_mems=LIST, and, for an owner
+ * (cpus="" and count=0 for an owner in the shared pool: its cgroup runs on the shared pool's CPUs),
+ * then, for an owner given extra memory nodes (--add-mems), add_mems=LIST, for an owner
+ * allocated with placement options, placement="--OPTION VALUE ..." (alloc's options that place
+ * CPUs, which resize grows it with), and, for an owner
  * with a resctrl group (--l3-ways, --mem-bandwidth), at its end:
  *   l3_ways=N|- l3_exclusive=yes|no l3_masks=ID:HEX,...|- mem_bandwidth=50%|RATE|- mb=ID:VAL,...|-
  * and, for an owner given memory or huge pages (--memory, --hugepages), at its end:
  *   memory=BYTES memory_nodes=NODE:BYTES,...|- hugepages=PAGESIZE:NODE:PAGES,...|-
+ * and, for an owner resized away from the CPUs it was first given, initial=LIST: those of them it
+ * still holds, which a shrink keeps (resize --below-initial changes them).
  * The topology record's cpus are the machine's present CPUs, online or not: they are what the
  * state is checked against. The digest is of the CPUs online when it was written (online=; a
  * record without it was written with all of cpus online), and is compared only while the same
@@ -112,6 +120,9 @@ void pool_owner_mems(const struct pool *p, const struct rm_record *r, hwloc_bitm
 /* Owner records: index of NAME or -1; a record's CPU set. */
 long pool_find(const struct pool *p, const char *owner);
 void pool_owner_cpus(const struct rm_record *r, hwloc_bitmap_t cpus);
+/* The CPUs the owner record R runs on: its exclusive CPUs, or for an owner in the shared pool
+ * (cpus="") the shared pool's. */
+void pool_owner_runs_on(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t cpus);
 /* The CPUs of the owner record R that are not online now (its cgroup runs on the others). */
 void pool_owner_offline(const struct pool *p, const struct rm_record *r, hwloc_bitmap_t cpus);
 
@@ -121,6 +132,9 @@ void pool_add(struct pool *p, const char *owner, hwloc_const_bitmap_t cpus,
 	      hwloc_const_bitmap_t add_mems, bool isolate, pid_t pid);
 /* Set the memory nodes of the allocation at INDEX from its CPUS and its add_mems. */
 void pool_set_mems(struct pool *p, size_t index, hwloc_const_bitmap_t cpus);
+/* Type the records again after a change made to them in place, and update the sets; exits 1
+ * when the change makes impossible content. */
+void pool_rescan(struct pool *p);
 /* Remove the allocation at INDEX and update the sets. */
 void pool_remove(struct pool *p, size_t index);
 /* Set the reservation (the memory reserve kept). */
@@ -219,6 +233,12 @@ int owner_memory_limits(struct pool *p, const struct rm_record *rec, struct rm_k
  * alloc does before its commit; exits 2 or 3 when it cannot be made. Returns its index. */
 size_t alloc_plan(struct pool *p, struct alloc_req *r, hwloc_bitmap_t cpus);
 
+/* The first option of R that places exclusive CPUs (as alloc spells it), or NULL for none. */
+const char *alloc_req_placement_given(const struct alloc_req *r);
+/* Keep R's placement options in the owner record at INDEX (placement=), which resize grows
+ * it with. */
+void owner_set_placement(struct pool *p, size_t index, const struct alloc_req *r);
+
 /* The alloc options as an argp child; its input is a struct alloc_req. */
 extern const struct argp alloc_argp;
 /* --memory and --hugepages, the Memory Manager's part of alloc; its input is a struct alloc_req. */
@@ -255,6 +275,24 @@ void alloc_check_isolate(const struct pool *p);
  * --add-mems nodes that do not exist or have no memory, before anything else). */
 void alloc_choose(struct pool *p, struct alloc_req *r, hwloc_bitmap_t result);
 
+/* ---- memory and pids limits (limit.c) ---- */
+
+/* --memory-max, --memory-high, --memory-min, --swap-max, --pids-max; its input is a struct
+ * rm_ownlimit (the keys given). */
+extern const struct argp limit_argp;
+/* The limits of the owner record REC (NULL for a new owner, reserving MEMORY bytes with --memory)
+ * with GIVEN merged, in L; exits 2 when they cannot be set: memory.max or memory.min of an owner
+ * with memory reserved (they are the reservation), or what the cgroups here lack. Reads only. */
+void limit_check(const struct pool *p, const struct rm_record *rec, uint64_t memory,
+		 const struct rm_ownlimit *given, struct rm_ownlimit *l);
+/* Write the limits KEYS (0: every one kept) of the owner record REC to its cgroups, each change
+ * in LOG; nothing without cgroups. 0, or -1 with MSG. */
+int owner_limits_put(struct pool *p, const struct rm_record *rec, unsigned keys,
+		     struct rm_kernfs_log *log, char **msg);
+/* After alloc's commit: the new owner's limits; on a failure they and the allocation are undone
+ * and the command exits 1. */
+void alloc_limits(struct pool *p, size_t index);
+
 /* ---- resctrl (resctrl.c) ---- */
 
 /* Refuse (exit 2) --l3-ways and --mem-bandwidth that cannot be met here at all: no resctrl kept,
@@ -287,6 +325,9 @@ void print_l3_ways(const struct pool *p, const struct rm_common *c);
  * The columns are checked first with list_numa_memory_columns (exits for --list-columns). */
 void print_numa_memory(struct pool *p, struct rm_common *c);
 void list_numa_memory_columns(const struct rm_common *c);
+
+/* The thread ids of PID (/proc/PID/task, allocated); -1 when the process is gone (attach.c). */
+int threads_of(pid_t pid, pid_t **tids);
 
 /* ---- quieting the isolated owners' CPUs (noise.c) ---- */
 

@@ -203,7 +203,7 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 		if (i < 0)
 			rm_usage_errx("no such owner: '%s' (give --count N to allocate)",
 				      a->req.owner);
-		pool_owner_cpus(&p.st.records[i], pl->cpus);
+		pool_owner_runs_on(&p, &p.st.records[i], pl->cpus);
 		pool_owner_mems(&p, &p.st.records[i], pl->mems);
 		policy_check(&a->policy, pl->mems, "the owner's");
 		/* a degraded owner runs on its CPUs that are online */
@@ -278,9 +278,11 @@ static void child(struct placement *pl, const struct run_policy *policy, char **
 	unsigned i;
 	char *msg = NULL;
 
-	/* the owner's cpuset, and its hugetlb limits when rm-hugepages set some */
+	/* the owner's cpuset, its hugetlb limits when rm-hugepages set some, its memory and pids
+	 * limits (v1: hierarchies of their own) */
 	if (pl->have_cgroups && (rm_cgroups_attach(&pl->cg, pl->name, getpid(), &msg) ||
-				 rm_hugetlb_attach(pl->name, getpid(), &msg))) {
+				 rm_hugetlb_attach(pl->name, getpid(), &msg) ||
+				 rm_ownlimit_attach(pl->name, getpid(), &msg))) {
 		rm_warnx("%s", msg);
 		_exit(EXIT_RUN_FAILED);
 	}
