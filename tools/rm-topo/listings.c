@@ -601,7 +601,9 @@ int cmd_packages(int argc, char **argv, struct rm_common *c)
 /* ---- nodes ---- */
 
 enum { NODE_NODE, NODE_CPUS, NODE_MEMORY, NODE_FREE, NODE_DISTANCES, NODE_PACKAGES,
-       NODE_MEMORY_ONLY, NODE_TIER, NODE_NEAREST, NODE_USED };
+       NODE_MEMORY_ONLY, NODE_TIER, NODE_NEAREST, NODE_USED,
+       /* the HMAT: initiators, read and write bandwidth, read and write latency, per access class */
+       NODE_ACCESS0, NODE_ACCESS1 = NODE_ACCESS0 + 5, NODE_CACHES = NODE_ACCESS1 + 5, NODE_ORIGIN };
 static const char node_defaults[] =
 	"node,cpus,memory,free,distances,packages,memory_only,tier,nearest";
 static const struct rm_column node_cols[] = {
@@ -619,6 +621,24 @@ static const struct rm_column node_cols[] = {
 			   "the nearest node with CPUs (the node itself when it has CPUs)" },
 	[NODE_USED] = { "used", RM_COL_SIZE,
 			"memory in use on the node: memory less free, as numastat's MemUsed" },
+#define NODE_ACCESS_COLS(k, from)                                                             \
+	[NODE_ACCESS##k] = { "access" #k "_initiators", RM_COL_SET,                          \
+			     "the nodes of the best initiators " from " (HMAT)" },              \
+	[NODE_ACCESS##k + 1] = { "access" #k "_read_bandwidth", RM_COL_INT,                  \
+				 "read bandwidth in MB/s " from " (HMAT)" },                    \
+	[NODE_ACCESS##k + 2] = { "access" #k "_write_bandwidth", RM_COL_INT,                 \
+				 "write bandwidth in MB/s " from " (HMAT)" },                   \
+	[NODE_ACCESS##k + 3] = { "access" #k "_read_latency", RM_COL_INT,                    \
+				 "read latency in ns " from " (HMAT)" },                        \
+	[NODE_ACCESS##k + 4] = { "access" #k "_write_latency", RM_COL_INT,                   \
+				 "write latency in ns " from " (HMAT)" },
+	NODE_ACCESS_COLS(0, "from any initiator")
+	NODE_ACCESS_COLS(1, "from CPUs")
+#undef NODE_ACCESS_COLS
+	[NODE_CACHES] = { "memory_side_caches", RM_COL_STRING,
+			  "memory-side caches: Llevel:size:line:indexing:write policy (HMAT)" },
+	[NODE_ORIGIN] = { "origin", RM_COL_STRING,
+			  "the DAX device of the node's memory, and its CXL region (region0/dax0.0)" },
 };
 
 static void node_record(struct rm_out *out, const struct numa_node *n)
@@ -638,6 +658,16 @@ static void node_record(struct rm_out *out, const struct numa_node *n)
 	rm_out_bool(out, NODE_MEMORY_ONLY, hwloc_bitmap_iszero(n->cpus));
 	out_index(out, NODE_TIER, n->tier);
 	out_index(out, NODE_NEAREST, n->nearest);
+	for (int k = 0; k < 2; k++) {
+		const struct numa_access *a = &n->access[k];
+		int col = k ? NODE_ACCESS1 : NODE_ACCESS0;
+
+		rm_out_set(out, col, a->initiators);
+		for (int v = 0; v < 4; v++)
+			out_index(out, col + 1 + v, a->value[v]);
+	}
+	rm_out_str(out, NODE_CACHES, n->caches);
+	rm_out_str(out, NODE_ORIGIN, n->origin);
 	rm_out_end(out);
 }
 
@@ -659,6 +689,12 @@ int cmd_nodes(int argc, char **argv, struct rm_common *c)
 	listing_parse(&argp, argc, argv, c, &f, node_cols, ARRAY_SIZE(node_cols), node_defaults);
 	out = rm_out_new(&c->out, "nodes", node_cols, ARRAY_SIZE(node_cols), node_defaults, true);
 	listing_nodes(c, &f, &nt, rm_out_shown(out, NODE_PACKAGES));
+	for (int col = NODE_ACCESS0; col <= NODE_ORIGIN; col++)
+		if (rm_out_shown(out, col)) {
+			numa_table_hmat(rm_input_resolve(c), &nt,
+					c->out.bytes || c->out.mode == RM_OUT_JSON);
+			break;
+		}
 	node_listing(&nt, out, &f);
 	rm_out_close(out);
 	rm_out_flush();

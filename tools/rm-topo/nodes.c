@@ -11,6 +11,7 @@
 #include "cpulist.h"
 #include "input.h"
 #include "rm-topo.h"
+#include "size.h"
 #include "sysfs.h"
 #include "xalloc.h"
 
@@ -385,10 +386,197 @@ void numa_table_free(struct numa_table *nt)
 		hwloc_bitmap_free(nt->node[i].cpus);
 		hwloc_bitmap_free(nt->node[i].packages);
 		free(nt->node[i].row);
+		free(nt->node[i].caches);
+		free(nt->node[i].origin);
+		for (unsigned k = 0; k < 2; k++)
+			hwloc_bitmap_free(nt->node[i].access[k].initiators);
 	}
 	free(nt->node);
 	free(nt->dist);
 	if (nt->own_topo)
 		rm_topo_free(nt->t);
 	memset(nt, 0, sizeof(*nt));
+}
+
+/* ---- what the firmware states of each memory node (ACPI HMAT), and where its memory is ---- */
+
+/* Bounds on directories read: a tree (a snapshot) may hold anything. */
+#define HMAT_MAX_ENTRIES 4096
+
+/* The ids of the entries PREFIX<id> of directory ROOT/REL into SET; false when unreadable. */
+static bool dir_ids(const char *root, const char *rel, const char *prefix, hwloc_bitmap_t set)
+{
+	char *dir = rm_sysfs_path(root, rel);
+	DIR *d = opendir(dir);
+	size_t plen = strlen(prefix), seen = 0;
+	struct dirent *de;
+
+	free(dir);
+	while (d && seen++ < HMAT_MAX_ENTRIES && (de = readdir(d))) {
+		unsigned id;
+		char tail;
+
+		if (!strncmp(de->d_name, prefix, plen) &&
+		    sscanf(de->d_name + plen, "%u%c", &id, &tail) == 1 && id < HMAT_MAX_ENTRIES)
+			hwloc_bitmap_set(set, id);
+	}
+	if (d)
+		closedir(d);
+	return d != NULL;
+}
+
+static void hmat_access(const char *root, unsigned id, unsigned k, struct numa_access *a)
+{
+	static const char *const files[] = { "read_bandwidth", "write_bandwidth", "read_latency",
+					     "write_latency" };
+	char *dir = xasprintf("sys/devices/system/node/node%u/access%u/initiators", id, k);
+
+	a->initiators = hwloc_bitmap_alloc();
+	if (!dir_ids(root, dir, "node", a->initiators)) {
+		hwloc_bitmap_free(a->initiators);
+		a->initiators = NULL;
+	}
+	for (unsigned f = 0; f < 4; f++) {
+		char *path = xasprintf("%s/%s", dir, files[f]);
+		uint64_t v;
+
+		a->value[f] = rm_sysfs_read_u64(root, path, &v) == 0 ? (long long)v : -1;
+		free(path);
+	}
+	free(dir);
+}
+
+/* The memory-side caches of node ID as "L1:16MiB:64B:direct:write-back,..." (sizes in bytes
+ * with BYTES); "" for none stated, NULL when the kernel states no HMAT for the node. */
+static char *hmat_caches(const char *root, unsigned id, bool bytes)
+{
+	static const char *const indexing[] = { "direct", "indexed", "other" };
+	static const char *const policy[] = { "write-back", "write-through", "other" };
+	char *dir = xasprintf("sys/devices/system/node/node%u/memory_side_cache", id);
+	hwloc_bitmap_t levels = hwloc_bitmap_alloc();
+	char *out = NULL;
+	unsigned l;
+
+	if (dir_ids(root, dir, "index", levels))
+		out = xstrdup("");
+	hwloc_bitmap_foreach_begin(l, levels) {
+		uint64_t v[4];
+		static const char *const files[] = { "size", "line_size", "indexing",
+						     "write_policy" };
+		char *size, *line, *one;
+
+		for (unsigned f = 0; f < 4; f++) {
+			char *path = xasprintf("%s/index%u/%s", dir, l, files[f]);
+
+			if (rm_sysfs_read_u64(root, path, &v[f]) < 0)
+				v[f] = UINT64_MAX;
+			free(path);
+		}
+		size = v[0] == UINT64_MAX ? xstrdup("-") :
+		       bytes ? xasprintf("%" PRIu64, v[0]) : rm_size_format(v[0]);
+		line = v[1] == UINT64_MAX ? xstrdup("-") :
+		       bytes ? xasprintf("%" PRIu64, v[1]) : rm_size_format(v[1]);
+		one = xasprintf("%s%sL%u:%s:%s:%s:%s", out, *out ? "," : "", l, size, line,
+				v[2] < 3 ? indexing[v[2]] : "-", v[3] < 3 ? policy[v[3]] : "-");
+		free(out);
+		free(size);
+		free(line);
+		out = one;
+	} hwloc_bitmap_foreach_end();
+	hwloc_bitmap_free(levels);
+	free(dir);
+	return out;
+}
+
+/* The node DAX device DIR/NAME (a directory with target_node) hands its memory to. */
+static long dax_target(const char *root, const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s/target_node", dir, name);
+	uint64_t v;
+	int rc = rm_sysfs_read_u64(root, path, &v);
+
+	free(path);
+	return rc == 0 && v < NUMA_MAX_NODES ? (long)v : -1;
+}
+
+/* ORIGIN[id] of each node whose memory is a DAX device onlined as system RAM: "region0/dax0.0"
+ * for a CXL region's (sys/bus/cxl/devices/regionN/dax_regionN/daxX.Y), "dax1.0" for another's
+ * (sys/bus/dax/devices, such as memory the firmware set apart, EFI soft-reserved). */
+static void dax_origins(const char *root, char **origin, unsigned n)
+{
+	hwloc_bitmap_t regions = hwloc_bitmap_alloc();
+	char *dir;
+	unsigned r, x;
+
+	dir_ids(root, "sys/bus/cxl/devices", "region", regions);
+	hwloc_bitmap_foreach_begin(r, regions) {
+		char *rdir = xasprintf("sys/bus/cxl/devices/region%u/dax_region%u", r, r);
+		char *path = rm_sysfs_path(root, rdir);
+		DIR *d = opendir(path);
+		struct dirent *de;
+		size_t seen = 0;
+
+		while (d && seen++ < HMAT_MAX_ENTRIES && (de = readdir(d))) {
+			long node;
+
+			if (strncmp(de->d_name, "dax", 3) || !strncmp(de->d_name, "dax_", 4) ||
+			    (node = dax_target(root, rdir, de->d_name)) < 0 || (unsigned)node >= n ||
+			    origin[node])
+				continue;
+			origin[node] = xasprintf("region%u/%s", r, de->d_name);
+		}
+		if (d)
+			closedir(d);
+		free(path);
+		free(rdir);
+	} hwloc_bitmap_foreach_end();
+	/* the others: names daxX.Y, read whole (the X of X.Y alone is not unique) */
+	dir = rm_sysfs_path(root, "sys/bus/dax/devices");
+	{
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		size_t seen = 0;
+
+		while (d && seen++ < HMAT_MAX_ENTRIES && (de = readdir(d))) {
+			long node;
+
+			if (sscanf(de->d_name, "dax%u.", &x) != 1 ||
+			    (node = dax_target(root, "sys/bus/dax/devices", de->d_name)) < 0 ||
+			    (unsigned)node >= n || origin[node])
+				continue;
+			origin[node] = xstrdup(de->d_name);
+		}
+		if (d)
+			closedir(d);
+	}
+	free(dir);
+	hwloc_bitmap_free(regions);
+}
+
+void numa_table_hmat(const struct rm_input *in, struct numa_table *nt, bool bytes)
+{
+	const char *root = rm_input_root(in);
+	unsigned max = 0;
+	char **origin;
+
+	for (unsigned i = 0; i < nt->n; i++)
+		for (unsigned k = 0; k < 2; k++)
+			for (unsigned v = 0; v < 4; v++)
+				nt->node[i].access[k].value[v] = -1;
+	if (!rm_input_sysfs(in))
+		return;
+	for (unsigned i = 0; i < nt->n; i++)
+		if (nt->node[i].id >= max)
+			max = nt->node[i].id + 1;
+	origin = xcalloc(max ? max : 1, sizeof(*origin));
+	dax_origins(root, origin, max);
+	for (unsigned i = 0; i < nt->n; i++) {
+		struct numa_node *x = &nt->node[i];
+
+		for (unsigned k = 0; k < 2; k++)
+			hmat_access(root, x->id, k, &x->access[k]);
+		x->caches = hmat_caches(root, x->id, bytes);
+		x->origin = origin[x->id];
+	}
+	free(origin);
 }
