@@ -250,6 +250,9 @@ machine_args() { # machine_args MACHINE NVME-IMAGE
 				echo "-numa hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw"
 			done
 		done
+		# a memory-side cache in front of each memory-only node, as HBM or CXL memory has
+		echo "-numa hmat-cache,node-id=2,size=16M,level=1,associativity=direct,policy=write-back,line=64"
+		echo "-numa hmat-cache,node-id=3,size=16M,level=1,associativity=direct,policy=write-back,line=64"
 		# node 2 is near socket 0, node 3 near socket 1, as CXL memory behind each socket
 		echo "-numa dist,src=0,dst=1,val=21 -numa dist,src=0,dst=2,val=17 -numa dist,src=0,dst=3,val=28"
 		echo "-numa dist,src=1,dst=2,val=28 -numa dist,src=1,dst=3,val=17 -numa dist,src=2,dst=3,val=28"
