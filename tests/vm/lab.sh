@@ -159,7 +159,8 @@ build_base() {
 		mv "$root/usr/${BUILDDIR#/usr/}/$t" "$root/usr/bin/$t"
 	done
 	# the libraries the tools open at first use (libcommon/dynlib.h), which ldd does not name
-	for lib in libnuma.so.1 libcgroup.so.2 libsmartcols.so.1; do
+	for lib in libnuma.so.1 libcgroup.so.2 libsmartcols.so.1 libz.so.1 libpci.so.3 libblkid.so.1 \
+		libmount.so.1; do
 		b=$(/sbin/ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { print $NF; exit }')
 		[ -n "$b" ] || die "$lib is not installed"
 		copy_with_libs "$root" "$b"
