@@ -352,11 +352,15 @@ char *rm_cpulist_format(hwloc_const_bitmap_t set)
 
 		if (end < 0 || end > limit) /* no unset bit after: the infinite tail */
 			end = limit;
-		if (cap - len < 32) /* room for ",CPU-END" */
+		if (cap - len < 2 * RM_DECIMAL_MAX + 2) /* room for ",CPU-END" */
 			buf = xrealloc(buf, cap *= 2);
-		len += (size_t)sprintf(buf + len, len ? ",%d" : "%d", cpu);
-		if (end != cpu)
-			len += (size_t)sprintf(buf + len, "-%d", end);
+		if (len)
+			buf[len++] = ',';
+		len += rm_decimal(buf + len, cpu);
+		if (end != cpu) {
+			buf[len++] = '-';
+			len += rm_decimal(buf + len, end);
+		}
 		if (end == limit)
 			break;
 		cpu = hwloc_bitmap_next(set, end);

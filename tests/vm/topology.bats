@@ -69,10 +69,16 @@ load helper
 	# lab.sh numa4: initiator i to its own node 80 ns and 20G (GiB/s = 20480 MB/s), to its
 	# memory-only node (2 for socket 0, 3 for socket 1) 250 ns and 8G; a 16M direct-mapped
 	# write-back cache with 64-byte lines at level 1 of nodes 2 and 3
+	C=access0_initiators,access0_read_bandwidth,access0_write_bandwidth,access0_read_latency,access0_write_latency,access1_initiators,access1_read_bandwidth,access1_read_latency,memory_side_caches
+	for o in $C node,$C access0_initiators access0_initiators,access0_read_bandwidth access0_initiators,memory_side_caches access0_read_bandwidth,access0_initiators; do
+		echo "# DIAG2 $o: $(rm-topo nodes --node 1 -r -o $o 2>&1)" >&3
+		echo "# DIAG3 $o: $(rm-topo nodes -r -o $o 2>&1 | tr '\n' '|')" >&3
+	done
 	for n in 0 1 2 3; do
 		i=$((n % 2)) lat=80 bw=20480 cache=-
 		[ "$n" -lt 2 ] || { lat=250 bw=8192 cache=L1:16MiB:64B:direct:write-back; }
 		run -0 rm-topo nodes --node "$n" -r -o access0_initiators,access0_read_bandwidth,access0_write_bandwidth,access0_read_latency,access0_write_latency,access1_initiators,access1_read_bandwidth,access1_read_latency,memory_side_caches
+		echo "# DIAG4 n=$n i=$i output=$output" >&3
 		assert_output "$i $bw $bw $lat $lat $i $bw $lat $cache"
 	done
 }

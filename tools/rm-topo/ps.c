@@ -14,6 +14,7 @@
 #include "cgroup.h"
 #include "cpulist.h"
 #include "output.h"
+#include "record.h"
 #include "owner.h"
 #include "rm-topo.h"
 #include "sysfs.h"
@@ -98,18 +99,13 @@ static bool proc_read(const char *rel, char *buf, size_t size)
  * written without stdio's formatting, which would cost more than reading the file */
 static const char *pid_path(char *buf, pid_t pid, pid_t tid, const char *file)
 {
-	char *p = buf;
+	char *p = buf + rm_decimal(buf, pid);
 
-	for (int k = 0; k < 1 + !!tid; k++) {
-		char digits[12];
-		int n = 0;
-
-		for (unsigned v = (unsigned)(k ? tid : pid); n == 0 || v; v /= 10)
-			digits[n++] = (char)('0' + v % 10);
-		while (n)
-			*p++ = digits[--n];
-		p = stpcpy(p, k || !tid ? "/" : "/task/");
+	if (tid) {
+		p = stpcpy(p, "/task/");
+		p += rm_decimal(p, tid);
 	}
+	*p++ = '/';
 	strcpy(p, file); /* FILE is one of ours, of a few letters */
 	return buf;
 }
@@ -152,7 +148,7 @@ static char *location_of(struct rm_topo *t, hwloc_const_bitmap_t cpus)
 	hwloc_bitmap_and(left, left, hwloc_topology_get_topology_cpuset(t->topo));
 	while (!hwloc_bitmap_iszero(left)) {
 		hwloc_obj_t o = hwloc_get_first_largest_obj_inside_cpuset(t->topo, left);
-		char *one;
+		const char *name;
 
 		if (!o)
 			break;
@@ -161,11 +157,13 @@ static char *location_of(struct rm_topo *t, hwloc_const_bitmap_t cpus)
 		while (hwloc_obj_type_is_cache(o->type) && o->arity == 1 &&
 		       hwloc_bitmap_isequal(o->first_child->cpuset, o->cpuset))
 			o = o->first_child;
-		one = xasprintf("%s%s:%u", len ? "," : "", rm_topo_type_name(o), o->logical_index);
-		s = xrealloc(s, len + strlen(one) + 1);
-		strcpy(s + len, one);
-		len += strlen(one);
-		free(one);
+		name = rm_topo_type_name(o);
+		s = xrealloc(s, len + strlen(name) + RM_DECIMAL_MAX + 3);
+		if (len)
+			s[len++] = ',';
+		len = (size_t)(stpcpy(s + len, name) - s);
+		s[len++] = ':';
+		len += rm_decimal(s + len, o->logical_index);
 		hwloc_bitmap_andnot(left, left, o->cpuset);
 	}
 	hwloc_bitmap_free(left);
@@ -192,14 +190,14 @@ static void ps_record(struct rm_topo *t, struct rm_out *out, const struct ps_arg
 		      pid_t tid, const char *owner, hwloc_bitmap_t cpus)
 {
 	char *name, *loc;
-	int rc = tid ? hwloc_get_proc_cpubind(t->topo, tid, cpus, HWLOC_CPUBIND_THREAD)
-		     : hwloc_get_proc_cpubind(t->topo, pid, cpus, HWLOC_CPUBIND_PROCESS);
 
-	if (rc < 0 || !(name = comm_of(pid, tid)))
-		return; /* gone meanwhile */
-	if (!is_user(pid)) {
+	/* kernel threads first, left out as hwloc-ps does: their affinity is not read */
+	if (!is_user(pid) || !(name = comm_of(pid, tid)))
+		return; /* or gone meanwhile */
+	if ((tid ? hwloc_get_proc_cpubind(t->topo, tid, cpus, HWLOC_CPUBIND_THREAD)
+		 : hwloc_get_proc_cpubind(t->topo, pid, cpus, HWLOC_CPUBIND_PROCESS)) < 0) {
 		free(name);
-		return; /* a kernel thread, left out as hwloc-ps does */
+		return;
 	}
 	if (!a->all && !owner &&
 	    hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(t->topo), cpus)) {
