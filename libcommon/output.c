@@ -36,6 +36,8 @@ struct rm_out {
 	bool plain;       /* a table not on a terminal: kept in rows, written by write_plain */
 	char **rows;      /* nrows records of nshown values each */
 	size_t nrows;
+	char *line;       /* a record or raw line, made before it is written */
+	size_t linecap;
 };
 
 /* libsmartcols is opened when a table or JSON listing is first made (dynlib.h): the records
@@ -345,15 +347,23 @@ void rm_out_set(struct rm_out *out, int col, hwloc_const_bitmap_t set)
 /*
  * A --raw value, bare for $(...) and "read": as lsblk -r writes one, every byte that is blank,
  * not printable ASCII or a backslash is \xHH ("a b" is a\x20b); the empty set is nothing.
+ * Written at P, which has room for 4 bytes a byte of VALUE; the end.
  */
-static void raw_write_value(const char *value)
+static char *raw_value(char *p, const char *value)
 {
-	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
-		if (*p <= ' ' || *p >= 0x7f || *p == '\\')
-			printf("\\x%02x", *p);
-		else
-			putchar_unlocked(*p);
+	static const char hex[] = "0123456789abcdef";
+
+	for (const unsigned char *v = (const unsigned char *)value; *v; v++) {
+		if (*v <= ' ' || *v >= 0x7f || *v == '\\') {
+			*p++ = '\\';
+			*p++ = 'x';
+			*p++ = hex[*v >> 4];
+			*p++ = hex[*v & 15];
+		} else {
+			*p++ = (char)*v;
+		}
 	}
+	return p;
 }
 
 /* A line of the libsmartcols table of OUT with the values VALS, by position (NULL: unknown). */
@@ -391,23 +401,38 @@ void rm_out_end(struct rm_out *out)
 		table_line(out, out->vals);
 		return;
 	}
-	/* one lock of stdout a record, not one a byte (thousands of CPUs, tens of columns) */
-	flockfile(stdout);
-	for (size_t i = 0; i < out->nshown; i++) {
-		const char *v = out->vals[i] ? out->vals[i] : "-";
+	/* the record made in one buffer and written at once: a stdio call a value cost more than
+	 * the rest of a listing of thousands of CPUs */
+	size_t len = 0;
 
+	for (size_t i = 0; i < out->nshown; i++) {
+		const char *v = out->vals[i] ? out->vals[i] : "-", *name = out->cols[out->shown[i]].name;
+		size_t nlen = strlen(name), vlen = strlen(v);
+
+		/* room for " NAME=", the value with every byte quoted (4 each), quotes, "\n" */
+		if (out->linecap - len < nlen + 4 * vlen + 5)
+			out->line = xrealloc(out->line, out->linecap = 2 * (len + nlen + 4 * vlen + 5));
 		if (i)
-			putchar_unlocked(' ');
-		if (out->opts.mode == RM_OUT_RECORDS) {
-			fputs_unlocked(out->cols[out->shown[i]].name, stdout);
-			putchar_unlocked('=');
-			rm_record_write_value(stdout, v);
+			out->line[len++] = ' ';
+		if (out->opts.mode == RM_OUT_RAW) {
+			len = (size_t)(raw_value(out->line + len, v) - out->line);
+			continue;
+		}
+		memcpy(out->line + len, name, nlen);
+		len += nlen;
+		out->line[len++] = '=';
+		if (rm_record_is_bare(v)) {
+			memcpy(out->line + len, v, vlen);
+			len += vlen;
 		} else {
-			raw_write_value(v);
+			char *q = rm_record_quote(v);
+
+			len = (size_t)(stpcpy(out->line + len, q) - out->line);
+			free(q);
 		}
 	}
-	putchar_unlocked('\n');
-	funlockfile(stdout);
+	out->line[len++] = '\n';
+	fwrite(out->line, 1, len, stdout);
 }
 
 /* libsmartcols prints one document per table: keep its inside ("name": [...]) for rm_out_flush. */
@@ -516,6 +541,7 @@ void rm_out_close(struct rm_out *out)
 		free(out->buf[i]);
 	free(out->buf);
 	free(out->bufsize);
+	free(out->line);
 	free(out->vals);
 	free(out->shown);
 	free(out->slot);
