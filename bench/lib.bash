@@ -60,3 +60,20 @@ bench_compare() {
 	echo "bench=$1 runs=$runs rounds=$rounds $2_ms=$a_ms $4_ms=$b_ms ratio=$ratio" \
 		"ratio_min=$lo ratio_max=$hi"
 }
+
+# bench_instructions NAME A-LABEL A-COMMAND B-LABEL B-COMMAND: the instructions each command
+# runs, counted by valgrind's callgrind (which the load of the machine does not change), as one
+# record; nothing when valgrind is not installed
+bench_instructions() {
+	command -v valgrind >/dev/null || return 0
+	local a b
+	a=$(bench_count "$3") b=$(bench_count "$5")
+	echo "bench=$1 $2_instructions=$a $4_instructions=$b" \
+		"ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')"
+}
+
+# bench_count COMMAND: the instructions COMMAND (words as the shell splits them) runs
+bench_count() {
+	eval "valgrind --tool=callgrind --callgrind-out-file=/dev/null $1" 2>&1 >/dev/null |
+		awk '/Collected :/ { print $NF }'
+}

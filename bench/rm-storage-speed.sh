@@ -25,6 +25,9 @@ unset RM_SYSROOT RM_TOPOLOGY RM_STATE_DIR RM_CGROUP_ROOT
 [ "$("$rm_storage" list -o disk -r)" = "$(lsblk -dn -b -o NAME,SIZE | awk '$2 > 0 { print $1 }' | sort)" ] ||
 	{ echo "rm-storage-speed: rm-storage and lsblk do not see the same disks" >&2; exit 1; }
 
+# start-up alone: the libraries a command does not use are not loaded (libblkid, libmount)
+bench_compare version rm_storage "$rm_storage --version" lsblk "lsblk --version"
+bench_instructions version rm_storage "$rm_storage --version" lsblk "lsblk --version"
 bench_compare list rm_storage "$rm_storage list" lsblk "lsblk -d"
 bench_compare list-fields rm_storage \
 	"$rm_storage list -o disk,size,rotational,model,scheduler,queue_depth,logical_block,physical_block,mounts" \

@@ -342,29 +342,29 @@ static int last_bit(hwloc_const_bitmap_t set)
 char *rm_cpulist_format(hwloc_const_bitmap_t set)
 {
 	int limit = last_bit(set), cpu = hwloc_bitmap_first(set);
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
+	size_t cap = 64, len = 0;
+	char *buf = xmalloc(cap);
 
-	if (!f)
-		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
+	/* into a buffer grown as it fills: a memory stream would clear 8 KiB for each list */
+	*buf = '\0';
 	while (cpu >= 0 && cpu <= limit) {
 		int end = hwloc_bitmap_next_unset(set, cpu) - 1;
 
 		if (end < 0 || end > limit) /* no unset bit after: the infinite tail */
 			end = limit;
-		if (ftell(f) > 0)
-			putc(',', f);
-		if (end == cpu)
-			fprintf(f, "%d", cpu);
-		else
-			fprintf(f, "%d-%d", cpu, end);
+		if (cap - len < 2 * RM_DECIMAL_MAX + 2) /* room for ",CPU-END" */
+			buf = xrealloc(buf, cap *= 2);
+		if (len)
+			buf[len++] = ',';
+		len += rm_decimal(buf + len, cpu);
+		if (end != cpu) {
+			buf[len++] = '-';
+			len += rm_decimal(buf + len, end);
+		}
 		if (end == limit)
 			break;
 		cpu = hwloc_bitmap_next(set, end);
 	}
-	if (fclose(f))
-		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	return buf;
 }
 

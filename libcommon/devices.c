@@ -21,6 +21,7 @@
 #include "cpulist.h"
 #include "exitcodes.h"
 #include "devices.h"
+#include "dynlib.h"
 #include "size.h"
 #include "sysfs.h"
 #include "xalloc.h"
@@ -765,11 +766,29 @@ static void pci_fatal(char *msg, ...)
 	exit(RM_EXIT_FAILURE);
 }
 
+/*
+ * libpci is opened with dlopen at the first name lookup rather than linked: only the listings
+ * with names need it, and linked it adds to the start-up of every command of the tools that
+ * list devices. Its soname has been libpci.so.3 since pciutils 3.0.
+ */
+#define LIBPCI_FUNCTIONS(X) \
+	X(pci_alloc) \
+	X(pci_cleanup) \
+	X(pci_lookup_name)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+	LIBPCI_FUNCTIONS(X)
+#undef X
+} lpci;
+
 static void lookup_names(struct rm_devices *devs)
 {
-	struct pci_access *pa = pci_alloc();
+	struct pci_access *pa;
 	char buf[256];
 
+	RM_DL_LOAD(lpci, "libpci.so.3", LIBPCI_FUNCTIONS);
+	pa = lpci.pci_alloc();
 	/* no pci_init: it would scan the bus for a second time; names need only the ids file */
 	pa->error = pci_fatal;
 	pa->warning = pci_quiet;
@@ -782,14 +801,14 @@ static void lookup_names(struct rm_devices *devs)
 		if (d->vendor < 0)
 			continue;
 		/* pci.ids only, as the issue and lspci -nn without udev: no hwdb, no network */
-		s = pci_lookup_name(pa, buf, sizeof(buf),
+		s = lpci.pci_lookup_name(pa, buf, sizeof(buf),
 				    PCI_LOOKUP_VENDOR | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB,
 				    d->vendor);
 		if (s)
 			d->vendor_name = xstrdup(s);
 		if (d->product < 0)
 			continue;
-		s = pci_lookup_name(pa, buf, sizeof(buf),
+		s = lpci.pci_lookup_name(pa, buf, sizeof(buf),
 				    PCI_LOOKUP_DEVICE | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB,
 				    d->vendor, d->product);
 		if (s)
@@ -973,7 +992,7 @@ void rm_devices_free(struct rm_devices *devs)
 	}
 	free(devs->dev);
 	if (devs->pci)
-		pci_cleanup(devs->pci);
+		lpci.pci_cleanup(devs->pci);
 	memset(devs, 0, sizeof(*devs));
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Output modes: records are written here; tables and JSON go through libsmartcols. */
+/* Output modes: records, and tables written to a pipe or file, are written here; tables on a
+ * terminal and JSON go through libsmartcols. */
 #include "config.h"
 
 #include <ctype.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libsmartcols.h>
 
@@ -30,6 +32,12 @@ struct rm_out {
 	char **buf;      /* by position: a buffer kept from record to record, and its size */
 	size_t *bufsize;
 	struct libscols_table *tb;
+	const char *list; /* the table's name */
+	bool plain;       /* a table not on a terminal: kept in rows, written by write_plain */
+	char **rows;      /* nrows records of nshown values each */
+	size_t nrows;
+	char *line;       /* a record or raw line, made before it is written */
+	size_t linecap;
 };
 
 /* libsmartcols is opened when a table or JSON listing is first made (dynlib.h): the records
@@ -161,6 +169,44 @@ void rm_out_check(const struct rm_outopts *opts, const struct rm_column *cols, s
 	free(out.slot);
 }
 
+/* Whether a table writes the column's values to its right: numbers. */
+static bool right_aligned(enum rm_coltype t)
+{
+	return t == RM_COL_INT || t == RM_COL_FLOAT || t == RM_COL_SIZE;
+}
+
+/* The libsmartcols table of OUT, with its columns. */
+static void make_table(struct rm_out *out)
+{
+	RM_DL_LOAD(lsc, "libsmartcols.so.1", LIBSMARTCOLS_FUNCTIONS);
+	out->tb = lsc.scols_new_table();
+	if (!out->tb)
+		rm_err(RM_EXIT_FAILURE, "failed to allocate output table");
+	lsc.scols_table_set_name(out->tb, out->list);
+	if (out->opts.mode == RM_OUT_JSON)
+		lsc.scols_table_enable_json(out->tb, 1);
+	if (out->opts.noheadings)
+		lsc.scols_table_enable_noheadings(out->tb, 1);
+	for (size_t i = 0; i < out->nshown; i++) {
+		const struct rm_column *c = &out->cols[out->shown[i]];
+		struct libscols_column *cl;
+		char *up = xstrdup(c->name);
+		int flags = 0;
+
+		if (out->opts.mode == RM_OUT_TABLE)
+			for (char *q = up; *q; q++)
+				*q = (char)toupper((unsigned char)*q);
+		if (right_aligned(c->type))
+			flags |= SCOLS_FL_RIGHT;
+		cl = lsc.scols_table_new_column(out->tb, out->opts.mode == RM_OUT_JSON ? c->name : up,
+					    0, flags);
+		free(up);
+		if (!cl)
+			rm_err(RM_EXIT_FAILURE, "failed to allocate output column");
+		lsc.scols_column_set_json_type(cl, SCOLS_JSON_NUMBER);
+	}
+}
+
 struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 			  const struct rm_column *cols, size_t ncols, const char *defaults,
 			  bool apply_columns)
@@ -178,35 +224,16 @@ struct rm_out *rm_out_new(const struct rm_outopts *opts, const char *list,
 	out->bufsize = xcalloc(ncols, sizeof(size_t));
 	choose_columns(out, sel, defaults);
 
-	if (opts->mode == RM_OUT_TABLE || opts->mode == RM_OUT_JSON) {
-		RM_DL_LOAD(lsc, "libsmartcols.so.1", LIBSMARTCOLS_FUNCTIONS);
-		out->tb = lsc.scols_new_table();
-		if (!out->tb)
-			rm_err(RM_EXIT_FAILURE, "failed to allocate output table");
-		lsc.scols_table_set_name(out->tb, list);
-		if (opts->mode == RM_OUT_JSON)
-			lsc.scols_table_enable_json(out->tb, 1);
-		if (opts->noheadings)
-			lsc.scols_table_enable_noheadings(out->tb, 1);
-		for (size_t i = 0; i < out->nshown; i++) {
-			const struct rm_column *c = &cols[out->shown[i]];
-			struct libscols_column *cl;
-			char *up = xstrdup(c->name);
-			int flags = 0;
-
-			if (opts->mode == RM_OUT_TABLE)
-				for (char *q = up; *q; q++)
-					*q = (char)toupper((unsigned char)*q);
-			if (c->type == RM_COL_INT || c->type == RM_COL_FLOAT || c->type == RM_COL_SIZE)
-				flags |= SCOLS_FL_RIGHT;
-			cl = lsc.scols_table_new_column(out->tb, opts->mode == RM_OUT_JSON ? c->name : up,
-						    0, flags);
-			free(up);
-			if (!cl)
-				rm_err(RM_EXIT_FAILURE, "failed to allocate output column");
-			lsc.scols_column_set_json_type(cl, SCOLS_JSON_NUMBER);
-		}
-	}
+	out->list = list;
+	/*
+	 * A table that is not on a terminal is written here, as libsmartcols would write it there
+	 * (nothing to fit to a width), unless a value needs its encoding: loading libsmartcols costs
+	 * more than the rest of a short listing.
+	 */
+	if (opts->mode == RM_OUT_TABLE && !isatty(STDOUT_FILENO))
+		out->plain = true;
+	else if (opts->mode == RM_OUT_TABLE || opts->mode == RM_OUT_JSON)
+		make_table(out);
 	return out;
 }
 
@@ -320,57 +347,92 @@ void rm_out_set(struct rm_out *out, int col, hwloc_const_bitmap_t set)
 /*
  * A --raw value, bare for $(...) and "read": as lsblk -r writes one, every byte that is blank,
  * not printable ASCII or a backslash is \xHH ("a b" is a\x20b); the empty set is nothing.
+ * Written at P, which has room for 4 bytes a byte of VALUE; the end.
  */
-static void raw_write_value(const char *value)
+static char *raw_value(char *p, const char *value)
 {
-	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
-		if (*p <= ' ' || *p >= 0x7f || *p == '\\')
-			printf("\\x%02x", *p);
-		else
-			putchar_unlocked(*p);
+	static const char hex[] = "0123456789abcdef";
+
+	for (const unsigned char *v = (const unsigned char *)value; *v; v++) {
+		if (*v <= ' ' || *v >= 0x7f || *v == '\\') {
+			*p++ = '\\';
+			*p++ = 'x';
+			*p++ = hex[*v >> 4];
+			*p++ = hex[*v & 15];
+		} else {
+			*p++ = (char)*v;
+		}
+	}
+	return p;
+}
+
+/* A line of the libsmartcols table of OUT with the values VALS, by position (NULL: unknown). */
+static void table_line(struct rm_out *out, char *const *vals)
+{
+	struct libscols_line *ln = lsc.scols_table_new_line(out->tb, NULL);
+
+	if (!ln)
+		rm_err(RM_EXIT_FAILURE, "failed to allocate output line");
+	for (size_t i = 0; i < out->nshown; i++) {
+		const char *v = vals[i];
+		char *quoted = NULL;
+
+		/* JSON: unknown is null (libsmartcols writes null for no data) */
+		if (!v && out->opts.mode == RM_OUT_TABLE)
+			v = "-";
+		if (v && out->opts.mode == RM_OUT_JSON && json_quoted(out->cols[out->shown[i]].type))
+			v = quoted = json_quote(v);
+		if (v && lsc.scols_line_set_data(ln, i, v))
+			rm_err(RM_EXIT_FAILURE, "failed to add output data");
+		free(quoted);
 	}
 }
 
 void rm_out_end(struct rm_out *out)
 {
-	if (out->tb) {
-		struct libscols_line *ln = lsc.scols_table_new_line(out->tb, NULL);
-
-		if (!ln)
-			rm_err(RM_EXIT_FAILURE, "failed to allocate output line");
-		for (size_t i = 0; i < out->nshown; i++) {
-			const char *v = out->vals[i];
-			char *quoted = NULL;
-
-			/* JSON: unknown is null (libsmartcols writes null for no data) */
-			if (!v && out->opts.mode == RM_OUT_TABLE)
-				v = "-";
-			if (v && out->opts.mode == RM_OUT_JSON &&
-			    json_quoted(out->cols[out->shown[i]].type))
-				v = quoted = json_quote(v);
-			if (v && lsc.scols_line_set_data(ln, i, v))
-				rm_err(RM_EXIT_FAILURE, "failed to add output data");
-			free(quoted);
-		}
+	if (out->plain) {
+		out->rows = xrealloc(out->rows, (out->nrows + 1) * out->nshown * sizeof(char *));
+		for (size_t i = 0; i < out->nshown; i++)
+			out->rows[out->nrows * out->nshown + i] = xstrdup(out->vals[i] ? out->vals[i] : "-");
+		out->nrows++;
 		return;
 	}
-	/* one lock of stdout a record, not one a byte (thousands of CPUs, tens of columns) */
-	flockfile(stdout);
-	for (size_t i = 0; i < out->nshown; i++) {
-		const char *v = out->vals[i] ? out->vals[i] : "-";
+	if (out->tb) {
+		table_line(out, out->vals);
+		return;
+	}
+	/* the record made in one buffer and written at once: a stdio call a value cost more than
+	 * the rest of a listing of thousands of CPUs */
+	size_t len = 0;
 
+	for (size_t i = 0; i < out->nshown; i++) {
+		const char *v = out->vals[i] ? out->vals[i] : "-", *name = out->cols[out->shown[i]].name;
+		size_t nlen = strlen(name), vlen = strlen(v);
+
+		/* room for " NAME=", the value with every byte quoted (4 each), quotes, "\n" */
+		if (out->linecap - len < nlen + 4 * vlen + 5)
+			out->line = xrealloc(out->line, out->linecap = 2 * (len + nlen + 4 * vlen + 5));
 		if (i)
-			putchar_unlocked(' ');
-		if (out->opts.mode == RM_OUT_RECORDS) {
-			fputs_unlocked(out->cols[out->shown[i]].name, stdout);
-			putchar_unlocked('=');
-			rm_record_write_value(stdout, v);
+			out->line[len++] = ' ';
+		if (out->opts.mode == RM_OUT_RAW) {
+			len = (size_t)(raw_value(out->line + len, v) - out->line);
+			continue;
+		}
+		memcpy(out->line + len, name, nlen);
+		len += nlen;
+		out->line[len++] = '=';
+		if (rm_record_is_bare(v)) {
+			memcpy(out->line + len, v, vlen);
+			len += vlen;
 		} else {
-			raw_write_value(v);
+			char *q = rm_record_quote(v);
+
+			len = (size_t)(stpcpy(out->line + len, q) - out->line);
+			free(q);
 		}
 	}
-	putchar_unlocked('\n');
-	funlockfile(stdout);
+	out->line[len++] = '\n';
+	fwrite(out->line, 1, len, stdout);
 }
 
 /* libsmartcols prints one document per table: keep its inside ("name": [...]) for rm_out_flush. */
@@ -391,12 +453,78 @@ static void keep_json_part(struct libscols_table *tb)
 	free(doc);
 }
 
+/* Whether the rows of a plain table are printable ASCII alone, without the backslash that starts
+ * libsmartcols' escapes, which it writes as they are, one column per byte. */
+static bool plain_writable(const struct rm_out *out)
+{
+	for (size_t i = 0; i < out->nrows * out->nshown; i++)
+		for (const char *p = out->rows[i]; *p; p++)
+			if (*p < ' ' || *p > '~' || *p == '\\')
+				return false;
+	return true;
+}
+
+/* A plain table as libsmartcols writes one not on a terminal: the names upper-cased as headings,
+ * each column as wide as its widest value or heading (shown or not), numbers to the right, one
+ * space between columns, no blanks after the last value of a line; nothing without rows. */
+static void write_plain(const struct rm_out *out)
+{
+	size_t *width = xcalloc(out->nshown, sizeof(*width));
+	bool heads = !out->opts.noheadings;
+
+	for (size_t i = 0; i < out->nshown; i++) {
+		width[i] = strlen(out->cols[out->shown[i]].name);
+		for (size_t r = 0; r < out->nrows; r++) {
+			size_t len = strlen(out->rows[r * out->nshown + i]);
+
+			if (len > width[i])
+				width[i] = len;
+		}
+	}
+	flockfile(stdout);
+	for (size_t r = !heads; out->nrows && r <= out->nrows; r++) {
+		for (size_t i = 0; i < out->nshown; i++) {
+			bool right = right_aligned(out->cols[out->shown[i]].type);
+			const char *v = r ? out->rows[(r - 1) * out->nshown + i] :
+					    out->cols[out->shown[i]].name;
+			size_t len = strlen(v), pad = width[i] - len;
+
+			if (i)
+				putchar_unlocked(' ');
+			for (; right && pad; pad--)
+				putchar_unlocked(' ');
+			for (const char *p = v; *p; p++)
+				putchar_unlocked(r ? *p : toupper((unsigned char)*p));
+			for (; i + 1 < out->nshown && pad; pad--)
+				putchar_unlocked(' ');
+		}
+		putchar_unlocked('\n');
+	}
+	funlockfile(stdout);
+	free(width);
+}
+
 void rm_out_close(struct rm_out *out)
 {
 	static bool printed_table;
 
 	if (!out)
 		return;
+	if (out->plain) {
+		if (plain_writable(out)) {
+			if (printed_table)
+				putchar('\n');
+			write_plain(out);
+			printed_table = true;
+		} else { /* values to encode: libsmartcols writes them */
+			make_table(out);
+			for (size_t r = 0; r < out->nrows; r++)
+				table_line(out, out->rows + r * out->nshown);
+		}
+		for (size_t i = 0; i < out->nrows * out->nshown; i++)
+			free(out->rows[i]);
+		free(out->rows);
+	}
 	if (out->tb) {
 		if (out->opts.mode == RM_OUT_JSON) {
 			keep_json_part(out->tb);
@@ -413,6 +541,7 @@ void rm_out_close(struct rm_out *out)
 		free(out->buf[i]);
 	free(out->buf);
 	free(out->bufsize);
+	free(out->line);
 	free(out->vals);
 	free(out->shown);
 	free(out->slot);

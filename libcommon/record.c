@@ -11,10 +11,16 @@
 #include "record.h"
 #include "xalloc.h"
 
+/* the bytes a value may have unquoted: a table, as every value of every record is looked at */
+static const bool bare_chars[256] = {
+	['a' ... 'z'] = true, ['A' ... 'Z'] = true, ['0' ... '9'] = true,
+	['_'] = true, ['.'] = true, [','] = true, [':'] = true, ['/'] = true, ['+'] = true,
+	['@'] = true, ['%'] = true, ['-'] = true,
+};
+
 static bool is_bare_char(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("_.,:/+@%-", c));
+	return bare_chars[c];
 }
 
 static bool is_blank(char c)

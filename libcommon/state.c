@@ -22,6 +22,7 @@
 #include "msg.h"
 #include "owner.h"
 #include "state.h"
+#include "dynlib.h"
 #include "xalloc.h"
 
 const char *rm_state_dir(void)
@@ -86,9 +87,23 @@ static bool strict_number(const char *v, bool hex, unsigned long long *out)
 	return !*end;
 }
 
+/*
+ * zlib's crc32, opened with dlopen at the first state file read or written rather than linked:
+ * the commands that keep no state do not pay for loading it. Its soname has been libz.so.1 since
+ * zlib 1.1.
+ */
+#define LIBZ_FUNCTIONS(X) X(crc32)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+	LIBZ_FUNCTIONS(X)
+#undef X
+} lz;
+
 static uint32_t checksum(const char *body, size_t len)
 {
-	return (uint32_t)crc32(crc32(0L, Z_NULL, 0), (const Bytef *)body, (uInt)len);
+	RM_DL_LOAD(lz, "libz.so.1", LIBZ_FUNCTIONS);
+	return (uint32_t)lz.crc32(lz.crc32(0L, Z_NULL, 0), (const Bytef *)body, (uInt)len);
 }
 
 /* Parse the file's text into ST; errors name the path and the reason. */

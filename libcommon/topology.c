@@ -161,36 +161,55 @@ static void node_cpus_from_hwloc(struct rm_topo *t)
 	free(owner_weight);
 }
 
-/* The memory tiers of the kernel: sys/devices/virtual/memory_tiering/memory_tierN/nodelist. */
-static void read_tiers(struct rm_topo *t)
+void rm_topo_read_tiers(const struct rm_input *in, int *tier, unsigned ntier)
 {
-	const char *root = rm_input_root(t->in);
+	const char *root = rm_input_root(in);
 	char *dir = rm_sysfs_path(root, "sys/devices/virtual/memory_tiering");
-	DIR *d = rm_input_sysfs(t->in) ? opendir(dir) : NULL;
+	DIR *d = rm_input_sysfs(in) ? opendir(dir) : NULL;
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	struct dirent *de;
 
 	free(dir);
+	for (unsigned i = 0; i < ntier; i++)
+		tier[i] = -1;
 	while (d && (de = readdir(d))) {
-		unsigned tier, id;
+		unsigned n, id;
 		char tail, *path;
 
-		if (sscanf(de->d_name, "memory_tier%u%c", &tier, &tail) != 1)
+		if (sscanf(de->d_name, "memory_tier%u%c", &n, &tail) != 1)
 			continue;
 		path = xasprintf("sys/devices/virtual/memory_tiering/%s/nodelist", de->d_name);
 		hwloc_bitmap_zero(set);
 		if (rm_sysfs_read_set(root, path, set) == 0)
 			hwloc_bitmap_foreach_begin(id, set) {
-				hwloc_obj_t o = hwloc_get_numanode_obj_by_os_index(t->topo, id);
-
-				if (o)
-					t->node[o->logical_index].tier = (int)tier;
+				if (id < ntier)
+					tier[id] = (int)n;
 			} hwloc_bitmap_foreach_end();
 		free(path);
 	}
 	if (d)
 		closedir(d);
 	hwloc_bitmap_free(set);
+}
+
+/* Each node's memory tier (rm_topo_read_tiers) by logical index. */
+static void read_tiers(struct rm_topo *t)
+{
+	unsigned n = 0;
+	int *tier;
+
+	for (unsigned i = 0; i < t->nnodes; i++) {
+		unsigned id = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, i)->os_index;
+
+		if (id >= n)
+			n = id + 1;
+	}
+	tier = xcalloc(n ? n : 1, sizeof(*tier));
+	rm_topo_read_tiers(t->in, tier, n);
+	for (unsigned i = 0; i < t->nnodes; i++)
+		t->node[i].tier =
+			tier[hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, i)->os_index];
+	free(tier);
 }
 
 /* The nearest node with CPUs of each memory-only node: by the distance matrix, ties to the
@@ -258,6 +277,24 @@ static const struct rm_input described = {
 	.resctrl_fd = -1,
 };
 
+void rm_topo_check_input(const struct rm_input *in)
+{
+	const char *root = rm_input_root(in);
+	char *cpu;
+
+	rm_input_check(in);
+	if (in->kind != RM_INPUT_SNAPSHOT)
+		return;
+	cpu = rm_sysfs_path(root, "sys/devices/system/cpu");
+	if (!is_dir(root))
+		rm_input_invalid(in, "no such directory");
+	if (!is_dir(cpu))
+		rm_input_invalid(in, "not a snapshot (no sys/devices/system/cpu)");
+	if (!has_cpu_topology(cpu))
+		rm_input_invalid(in, "not a snapshot (no sys/devices/system/cpu/cpuN/topology)");
+	free(cpu);
+}
+
 struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 {
 	const struct rm_input *in = rm_input_resolve(c);
@@ -279,18 +316,8 @@ struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags)
 						  "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml"),
 	       0);
 
-	rm_input_check(in);
+	rm_topo_check_input(in);
 	if (in->kind == RM_INPUT_SNAPSHOT) {
-		char *cpu = rm_sysfs_path(root, "sys/devices/system/cpu");
-
-		if (!is_dir(root))
-			rm_input_invalid(in, "no such directory");
-		if (!is_dir(cpu))
-			rm_input_invalid(in, "not a snapshot (no sys/devices/system/cpu)");
-		if (!has_cpu_topology(cpu))
-			rm_input_invalid(in,
-					 "not a snapshot (no sys/devices/system/cpu/cpuN/topology)");
-		free(cpu);
 		/* hwloc's Linux backend reads /sys and /proc under this root (as hwloc --input does) */
 		setenv("HWLOC_FSROOT", root, 1);
 		unsetenv("HWLOC_XMLFILE");

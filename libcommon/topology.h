@@ -42,6 +42,14 @@ struct rm_topo_node {
 struct rm_topo *rm_topo_load(const struct rm_common *c, unsigned flags);
 void rm_topo_free(struct rm_topo *t);
 
+/* Exit 2 with one line, as rm_topo_load, when IN is not a topology: for readers of sysfs that
+ * answer without loading one. */
+void rm_topo_check_input(const struct rm_input *in);
+
+/* The kernel's memory tier of each node (memory_tierN, Linux 6.1 or later) into TIER[os index]
+ * for os indexes below NTIER; -1 when unknown (no tiers, or IN has no sysfs). */
+void rm_topo_read_tiers(const struct rm_input *in, int *tier, unsigned ntier);
+
 /* An rm_topo over a topology the caller loaded and keeps (rm_topo_free leaves it alone): CPU
  * states and NUMA nodes as for --topology. */
 struct rm_topo *rm_topo_wrap(hwloc_topology_t topo);

@@ -566,9 +566,10 @@ example_pairs() {
 	bash_complete 'rm-topo cpus --output=cpu,d'
 	assert_output cpu,die
 	# names already in the list are not offered again
-	bash_complete 'rm-topo nodes -o node,cpus,memory,free,distances,memory_only,tier,nearest,'
-	assert_output "$(printf '%s\n' node,cpus,memory,free,distances,memory_only,tier,nearest,packages \
-		node,cpus,memory,free,distances,memory_only,tier,nearest,used)"
+	local given=node,cpus,memory,free,distances,memory_only,tier,nearest
+	bash_complete "rm-topo nodes -o $given,"
+	assert_output "$(for f in access{0,1}_{initiators,read_bandwidth,read_latency,write_bandwidth,write_latency} \
+		memory_side_caches origin packages used; do echo "$given,$f"; done)"
 }
 
 @test "bash completion: options before the command" {

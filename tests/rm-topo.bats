@@ -652,6 +652,32 @@ EOF
 	assert_equal "${#lines[@]}" 9
 }
 
+@test "table: to a pipe as libsmartcols writes it on a terminal: headings, widths, empty, encoded" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	local args tty
+	# a pipe gets rmtools' own writing of the table, a terminal libsmartcols'; a value with a
+	# backslash (the XML's model name) goes through libsmartcols either way
+	for args in "--sysroot $RM_SRCDIR/tests/snapshots/x86-2s-memory-tiers nodes -t -o +access0_initiators,memory_side_caches,origin" \
+		"--topology '$SMALL' cpus -t -n -o cpu,l2" "--topology '$SMALL' -t" \
+		"--topology '$SMALL' cpus -t -o core,cpu --offline" "--topology $XML packages -t -o package,model"; do
+		run -0 env COLUMNS=250 script -qec "rm-topo $args" /dev/null
+		tty=${output//$'\r'/}
+		eval "set -- $args"
+		run -0 rm-topo "$@"
+		assert_equal "$output" "$tty"
+	done
+}
+
+@test "start-up: the libraries few commands use are opened at first use, not linked" {
+	local tool lib
+	for tool in rm-topo rm-storage rm-class rm-hugepages; do
+		run -0 readelf -d "$RM_BUILDDIR/$tool"
+		for lib in libz.so libpci.so libblkid.so libmount.so libsmartcols.so libarchive.so; do
+			refute_output --partial "[$lib"
+		done
+	done
+}
+
 @test "table: the summary prints two tables, separated by a blank line" {
 	run -0 rm-topo --topology "$SMALL" -t -o packages,cpus
 	assert_golden rm-topo summary-table-small

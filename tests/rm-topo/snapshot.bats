@@ -204,6 +204,54 @@ node=1"
 3 yes - 1"
 }
 
+@test "x86-2s-memory-tiers: HMAT figures per access class, memory-side caches, CXL and DAX origin" {
+	local s=$SNAPSHOTS/x86-2s-memory-tiers a0 a1
+	a0=access0_initiators,access0_read_bandwidth,access0_write_bandwidth,access0_read_latency,access0_write_latency
+	a1=access1_initiators,access1_read_bandwidth,access1_write_bandwidth,access1_read_latency,access1_write_latency
+
+	run -0 rm-topo --sysroot "$s" nodes -o "node,$a0,memory_side_caches,origin"
+	assert_output 'node=0 access0_initiators=0 access0_read_bandwidth=20480 access0_write_bandwidth=20480 access0_read_latency=80 access0_write_latency=80 memory_side_caches=- origin=-
+node=1 access0_initiators=1 access0_read_bandwidth=20480 access0_write_bandwidth=20480 access0_read_latency=80 access0_write_latency=80 memory_side_caches=- origin=-
+node=2 access0_initiators=0 access0_read_bandwidth=8192 access0_write_bandwidth=8192 access0_read_latency=250 access0_write_latency=250 memory_side_caches=L1:16MiB:64B:direct:write-back origin=region0/dax0.0
+node=3 access0_initiators=1 access0_read_bandwidth=8192 access0_write_bandwidth=8192 access0_read_latency=250 access0_write_latency=250 memory_side_caches=- origin=dax1.0'
+	run -0 rm-topo --sysroot "$s" nodes --node 3 -r -o "$a1"
+	assert_output "1 8192 8192 250 250"
+	# JSON: numbers, and cache sizes in bytes
+	run -0 rm-topo --sysroot "$s" nodes -J --node 2 -o node,access1_read_latency,memory_side_caches
+	python3 -c 'import json, sys; assert json.load(sys.stdin) == json.loads(sys.argv[1])' \
+		'{"nodes": [{"node": 2, "access1_read_latency": 250,
+		"memory_side_caches": "L1:16777216:64:direct:write-back"}]}' <<<"$output"
+	# a described machine states no HMAT
+	run -0 rm-topo --topology "numa:2 pu:1" nodes -o node,access0_read_latency,memory_side_caches,origin
+	assert_output 'node=0 access0_read_latency=- memory_side_caches=- origin=-
+node=1 access0_read_latency=- memory_side_caches=- origin=-'
+}
+
+@test "nodes and distances of a snapshot are read from its files without loading a topology" {
+	local s=$SNAPSHOTS/x86-2s-memory-tiers want
+	local all=node,cpus,memory,free,distances,packages,memory_only,tier,nearest,used
+
+	run -0 rm-topo --sysroot "$s" nodes -o "$all"
+	want=$output
+	# hwloc without its Linux backend finds no CPUs in a snapshot: only a topology load fails
+	HWLOC_COMPONENTS=-linux run -0 rm-topo --sysroot "$s" nodes -o "$all"
+	assert_output "$want"
+	HWLOC_COMPONENTS=-linux run -0 rm-topo --sysroot "$s" distances --matrix
+	assert_line --index 2 "node=2 node0=17 node1=28 node2=10 node3=28"
+	# filters by CPU and package need the topology
+	HWLOC_COMPONENTS=-linux run -2 rm-topo --sysroot "$s" nodes --package 0
+	# the same records where a file the shortcut needs is missing (hwloc decides then)
+	copy_snapshot x86-2s-memory-tiers >/dev/null
+	rm "$BATS_TEST_TMPDIR/x86-2s-memory-tiers/sys/devices/system/node/node1/meminfo"
+	run -0 rm-topo --sysroot "$BATS_TEST_TMPDIR/x86-2s-memory-tiers" nodes -o node,cpus,packages,nearest
+	assert_output 'node=0 cpus=0-3 packages=0 nearest=0
+node=1 cpus=4-7 packages=1 nearest=1
+node=2 cpus="" packages="" nearest=0
+node=3 cpus="" packages="" nearest=1'
+	run -2 rm-topo --sysroot "$s" nodes --node 7
+	assert_output --partial "no such NUMA node: '7'"
+}
+
 @test "memory-only nodes in topology files: the lowest node of a cpuset owns its CPUs" {
 	local s=$SNAPSHOTS/x86-2s-memory-tiers x=$BATS_TEST_TMPDIR/t.xml
 

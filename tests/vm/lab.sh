@@ -159,7 +159,8 @@ build_base() {
 		mv "$root/usr/${BUILDDIR#/usr/}/$t" "$root/usr/bin/$t"
 	done
 	# the libraries the tools open at first use (libcommon/dynlib.h), which ldd does not name
-	for lib in libnuma.so.1 libcgroup.so.2 libsmartcols.so.1; do
+	for lib in libnuma.so.1 libcgroup.so.2 libsmartcols.so.1 libz.so.1 libpci.so.3 libblkid.so.1 \
+		libmount.so.1; do
 		b=$(/sbin/ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { print $NF; exit }')
 		[ -n "$b" ] || die "$lib is not installed"
 		copy_with_libs "$root" "$b"
@@ -250,6 +251,9 @@ machine_args() { # machine_args MACHINE NVME-IMAGE
 				echo "-numa hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw"
 			done
 		done
+		# a memory-side cache in front of each memory-only node, as HBM or CXL memory has
+		echo "-numa hmat-cache,node-id=2,size=16M,level=1,associativity=direct,policy=write-back,line=64"
+		echo "-numa hmat-cache,node-id=3,size=16M,level=1,associativity=direct,policy=write-back,line=64"
 		# node 2 is near socket 0, node 3 near socket 1, as CXL memory behind each socket
 		echo "-numa dist,src=0,dst=1,val=21 -numa dist,src=0,dst=2,val=17 -numa dist,src=0,dst=3,val=28"
 		echo "-numa dist,src=1,dst=2,val=28 -numa dist,src=1,dst=3,val=17 -numa dist,src=2,dst=3,val=28"

@@ -63,3 +63,22 @@ load helper
 		assert_line "node $n size: $((memory >> 20)) MB"
 	done
 }
+
+@test "HMAT: each node's figures and memory-side cache are lab.sh's -numa hmat-lb and hmat-cache" {
+	local n want
+	# lab.sh numa4: each node's "-numa node,initiator=" is the kernel's one initiator of the
+	# node in both access classes (the HMAT's attached initiator; all of them CPU nodes): node n
+	# for n = 0, 1, node 0 for node 2 and node 1 for node 3, with that initiator's figures:
+	# 80 ns and 20G (GiB/s = 20480 MB/s) to its own node, 250 ns and 8G to its memory-only node;
+	# a 16M direct-mapped write-back cache with 64-byte lines at level 1 of nodes 2 and 3.
+	# No variable i here: bats' run sets one of its caller's (bats_version_less_than).
+	for n in 0 1 2 3; do
+		if [ "$n" -lt 2 ]; then
+			want="$n 20480 20480 80 80 $n 20480 80 -"
+		else
+			want="$((n - 2)) 8192 8192 250 250 $((n - 2)) 8192 250 L1:16MiB:64B:direct:write-back"
+		fi
+		run -0 rm-topo nodes --node "$n" -r -o access0_initiators,access0_read_bandwidth,access0_write_bandwidth,access0_read_latency,access0_write_latency,access1_initiators,access1_read_bandwidth,access1_read_latency,memory_side_caches
+		assert_output "$want"
+	done
+}

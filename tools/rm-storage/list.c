@@ -13,6 +13,7 @@
 #include <blkid.h>
 #include <libmount.h>
 
+#include "dynlib.h"
 #include "exitcodes.h"
 #include "rm-storage.h"
 #include "sysfs.h"
@@ -156,20 +157,20 @@ static bool devno_is(const char *s, dev_t dev)
 static char *mounts_of(struct libmnt_table *tb, const char *sysroot, const char *name,
 		       const char *devno, const char *parts, const char **fstype)
 {
-	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_iter *it = lmnt.mnt_new_iter(MNT_ITER_FORWARD);
 	struct libmnt_fs *fs;
 	char *out = xstrdup("");
 
 	*fstype = NULL;
-	while (tb && it && mnt_table_next_fs(tb, it, &fs) == 0) {
-		dev_t dev = mnt_fs_get_devno(fs);
+	while (tb && it && lmnt.mnt_table_next_fs(tb, it, &fs) == 0) {
+		dev_t dev = lmnt.mnt_fs_get_devno(fs);
 		bool mine = devno_is(devno, dev);
 		char *list, *tok, *save;
 
 		if (!dev)
 			continue;
 		if (mine && !*fstype)
-			*fstype = mnt_fs_get_fstype(fs);
+			*fstype = lmnt.mnt_fs_get_fstype(fs);
 		list = xstrdup(parts);
 		for (tok = strtok_r(list, ",", &save); tok && !mine; tok = strtok_r(NULL, ",", &save)) {
 			char *f = xasprintf("%s/dev", tok), *d = blk(sysroot, name, f);
@@ -180,15 +181,38 @@ static char *mounts_of(struct libmnt_table *tb, const char *sysroot, const char 
 		}
 		free(list);
 		if (mine) {
-			char *o = xasprintf("%s%s%s", out, *out ? "," : "", mnt_fs_get_target(fs));
+			char *o = xasprintf("%s%s%s", out, *out ? "," : "", lmnt.mnt_fs_get_target(fs));
 
 			free(out);
 			out = o;
 		}
 	}
-	mnt_free_iter(it);
+	lmnt.mnt_free_iter(it);
 	return out;
 }
+
+struct st_libmount lmnt;
+
+void st_libmount_load(void)
+{
+	RM_DL_LOAD(lmnt, "libmount.so.1", LIBMOUNT_FUNCTIONS);
+}
+
+/* libblkid, opened with dlopen when a filesystem type is first probed (as libmount) */
+#define LIBBLKID_FUNCTIONS(X) \
+	X(blkid_do_safeprobe) \
+	X(blkid_free_probe) \
+	X(blkid_new_probe) \
+	X(blkid_probe_enable_superblocks) \
+	X(blkid_probe_lookup_value) \
+	X(blkid_probe_set_device) \
+	X(blkid_probe_set_superblocks_flags)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+	LIBBLKID_FUNCTIONS(X)
+#undef X
+} lblkid;
 
 /* The filesystem type libblkid finds on /dev/NAME; NULL when none, or not readable. */
 static char *probe_type(const char *name)
@@ -201,14 +225,15 @@ static char *probe_type(const char *name)
 	free(dev);
 	if (fd < 0)
 		return NULL;
-	if ((pr = blkid_new_probe())) {
-		if (blkid_probe_set_device(pr, fd, 0, 0) == 0 &&
-		    blkid_probe_enable_superblocks(pr, 1) == 0 &&
-		    blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE) == 0 &&
-		    blkid_do_safeprobe(pr) == 0 &&
-		    blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0 && v)
+	RM_DL_LOAD(lblkid, "libblkid.so.1", LIBBLKID_FUNCTIONS);
+	if ((pr = lblkid.blkid_new_probe())) {
+		if (lblkid.blkid_probe_set_device(pr, fd, 0, 0) == 0 &&
+		    lblkid.blkid_probe_enable_superblocks(pr, 1) == 0 &&
+		    lblkid.blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE) == 0 &&
+		    lblkid.blkid_do_safeprobe(pr) == 0 &&
+		    lblkid.blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0 && v)
 			type = xstrdup(v);
-		blkid_free_probe(pr);
+		lblkid.blkid_free_probe(pr);
 	}
 	close(fd);
 	return type;
@@ -305,14 +330,15 @@ int cmd_list(int argc, char **argv, struct rm_common *c)
 	}
 	sysroot = st_sysroot(c);
 	out = rm_out_new(&c->out, "disks", disk_cols, ARRAY_SIZE(disk_cols), disk_defaults, true);
+	st_libmount_load();
 	mi = rm_sysfs_path(sysroot, "proc/self/mountinfo");
-	tb = access(mi, R_OK) == 0 ? mnt_new_table_from_file(mi) : NULL;
+	tb = access(mi, R_OK) == 0 ? lmnt.mnt_new_table_from_file(mi) : NULL;
 	free(mi);
 	path = rm_sysfs_path(sysroot, "sys/block");
 	n = scandir(path, &ents, NULL, alphasort);
 	if (n < 0) {
 		rm_out_close(out);
-		mnt_unref_table(tb);
+		lmnt.mnt_unref_table(tb);
 		rm_errx(RM_EXIT_USAGE, "no block devices here: '%s'", path);
 	}
 	free(path);
@@ -325,7 +351,7 @@ int cmd_list(int argc, char **argv, struct rm_common *c)
 		free(ents[i]);
 	}
 	free(ents);
-	mnt_unref_table(tb);
+	lmnt.mnt_unref_table(tb);
 	rm_out_close(out);
 	rm_out_flush();
 	return RM_EXIT_SUCCESS;

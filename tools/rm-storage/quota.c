@@ -101,16 +101,17 @@ static int qdir_open(struct qdir *q, const char *dir, char **errmsg)
 		*errmsg = xasprintf("cannot read the project of '%s': %s", dir, strerror(errno));
 		return -1;
 	}
-	tb = mnt_new_table_from_file("/proc/self/mountinfo");
-	it = mnt_new_iter(MNT_ITER_BACKWARD);
-	while (tb && it && mnt_table_next_fs(tb, it, &fs) == 0)
-		if (mnt_fs_get_devno(fs) == sb.st_dev && mnt_fs_get_srcpath(fs)) {
-			q->fs = xstrdup(mnt_fs_get_target(fs));
-			q->device = xstrdup(mnt_fs_get_srcpath(fs));
+	st_libmount_load();
+	tb = lmnt.mnt_new_table_from_file("/proc/self/mountinfo");
+	it = lmnt.mnt_new_iter(MNT_ITER_BACKWARD);
+	while (tb && it && lmnt.mnt_table_next_fs(tb, it, &fs) == 0)
+		if (lmnt.mnt_fs_get_devno(fs) == sb.st_dev && lmnt.mnt_fs_get_srcpath(fs)) {
+			q->fs = xstrdup(lmnt.mnt_fs_get_target(fs));
+			q->device = xstrdup(lmnt.mnt_fs_get_srcpath(fs));
 			break;
 		}
-	mnt_free_iter(it);
-	mnt_unref_table(tb);
+	lmnt.mnt_free_iter(it);
+	lmnt.mnt_unref_table(tb);
 	if (!q->device) {
 		*errmsg = xasprintf("cannot find the filesystem of '%s' in the mount table", dir);
 		return -1;

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <libmount.h>
+
 #include "conffile.h"
 #include "iolimit.h"
 #include "options.h"
@@ -18,6 +20,30 @@
 #define ST_STATE "storage"
 
 int cmd_list(int argc, char **argv, struct rm_common *c);
+
+/*
+ * libmount, opened with dlopen by the commands that read the mount table rather than linked, so
+ * that the others do not load it (nor libblkid, libselinux and libpcre2 under it): call
+ * st_libmount_load() before the first lmnt.f(). Its soname has been libmount.so.1 since
+ * util-linux 2.18.
+ */
+#define LIBMOUNT_FUNCTIONS(X) \
+	X(mnt_free_iter) \
+	X(mnt_fs_get_devno) \
+	X(mnt_fs_get_fstype) \
+	X(mnt_fs_get_srcpath) \
+	X(mnt_fs_get_target) \
+	X(mnt_new_iter) \
+	X(mnt_new_table_from_file) \
+	X(mnt_table_next_fs) \
+	X(mnt_unref_table)
+
+extern struct st_libmount {
+#define X(f) __typeof__(f) *f;
+	LIBMOUNT_FUNCTIONS(X)
+#undef X
+} lmnt;
+void st_libmount_load(void);
 int cmd_limit(int argc, char **argv, struct rm_common *c);
 int cmd_show(int argc, char **argv, struct rm_common *c);
 int cmd_release(int argc, char **argv, struct rm_common *c);

@@ -152,6 +152,54 @@ static void filter_free(struct filter *f)
 	hwloc_bitmap_free(f->nodes);
 }
 
+/* Parse a listing's arguments (ARGP's); --list-columns of COLS ends here. */
+static void listing_parse(const struct argp *argp, int argc, char **argv, struct rm_common *c,
+			  struct filter *f, const struct rm_column *cols, size_t ncols,
+			  const char *defaults)
+{
+	memset(f, 0, sizeof(*f));
+	rm_parse_command(argp, argc, argv, c, f, 0);
+	if (c->out.list_columns && cols) {
+		rm_out_list_columns(&c->out, cols, ncols, defaults);
+		exit(RM_EXIT_SUCCESS);
+	}
+}
+
+/*
+ * The node table of a node listing whose arguments are parsed (numa_table_read): read from sysfs
+ * alone unless a filter names CPUs or packages, which need the topology. --node is checked
+ * against the table's nodes.
+ */
+static void listing_nodes(struct rm_common *c, struct filter *f, struct numa_table *nt,
+			  bool packages)
+{
+	struct rm_topo *t = NULL;
+	unsigned id;
+
+	if (f->package || f->cpus || f->online || f->offline) {
+		t = rm_topo_load(c, 0);
+		filter_resolve(t, f);
+	}
+	numa_table_read(c, t, nt, packages);
+	if (t)
+		nt->own_topo = true;
+	if (t || !f->node)
+		return;
+	f->nodes = hwloc_bitmap_alloc();
+	parse_set_or_die("--node", f->node, f->nodes);
+	hwloc_bitmap_foreach_begin(id, f->nodes) {
+		if (numa_table_find(nt, id) < 0)
+			rm_usage_errx("no such NUMA node: '%u'", id);
+	} hwloc_bitmap_foreach_end();
+}
+
+/* Whether node I of NT is left by the filters F (NULL: no filter). */
+static bool node_kept(const struct numa_table *nt, unsigned i, const struct filter *f)
+{
+	return !f || ((!f->nodes || hwloc_bitmap_isset(f->nodes, nt->node[i].id)) &&
+		      (!f->by_cpus || hwloc_bitmap_intersects(nt->node[i].cpus, f->set)));
+}
+
 /* Parse a listing's arguments (ARGP's, or the filters' when NULL) and load the topology. */
 static struct rm_topo *listing_start_argp(const struct argp *argp, int argc, char **argv,
 					  struct rm_common *c, struct filter *f,
@@ -160,12 +208,7 @@ static struct rm_topo *listing_start_argp(const struct argp *argp, int argc, cha
 {
 	struct rm_topo *t;
 
-	memset(f, 0, sizeof(*f));
-	rm_parse_command(argp, argc, argv, c, f, 0);
-	if (c->out.list_columns && cols) {
-		rm_out_list_columns(&c->out, cols, ncols, defaults);
-		exit(RM_EXIT_SUCCESS);
-	}
+	listing_parse(argp, argc, argv, c, f, cols, ncols, defaults);
 	t = rm_topo_load(c, 0);
 	filter_resolve(t, f);
 	return t;
@@ -182,12 +225,19 @@ static struct rm_topo *listing_start(int argc, char **argv, struct rm_common *c,
 	return listing_start_argp(&argp, argc, argv, c, f, cols, ncols, defaults);
 }
 
+/*
+ * The end of a listing, the command's last work. The topology is left to the end of the process,
+ * which gives its memory back at once, where hwloc_topology_destroy would visit every object
+ * (3 M instructions for 1024 CPUs); it stays reachable from here for leak checkers.
+ */
+static struct rm_topo *volatile listed;
+
 static void listing_end(struct rm_topo *t, struct filter *f, struct rm_out *out)
 {
 	rm_out_close(out);
 	rm_out_flush();
 	filter_free(f);
-	rm_topo_free(t);
+	listed = t;
 }
 
 /* ---- helpers ---- */
@@ -208,45 +258,6 @@ static void out_index(struct rm_out *out, int col, long idx)
 static hwloc_obj_t cache_of(struct rm_topo *t, hwloc_obj_t pu, hwloc_obj_type_t type)
 {
 	return hwloc_get_ancestor_obj_by_type(t->topo, type, pu);
-}
-
-/* The value in kB of "Node N KEY:   123 kB" in a node's meminfo, as bytes; -1 when absent.
- * Parsed by hand: sscanf over every line costs more than all of hwloc's topology load. */
-static int meminfo_field(const char *s, const char *key, uint64_t *bytes)
-{
-	size_t klen = strlen(key);
-
-	for (const char *p = s; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		const char *k = strchr(p, ' ');
-
-		/* skip "Node N " */
-		if (strncmp(p, "Node ", 5) || !k || !(k = strchr(k + 1, ' ')))
-			continue;
-		k++;
-		if (!strncmp(k, key, klen) && k[klen] == ':') {
-			*bytes = strtoull(k + klen + 1, NULL, 10) * 1024;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* MemTotal and MemFree of a node from sysfs; -1 when unknown. */
-static int node_meminfo(struct rm_topo *t, unsigned node, uint64_t *total, uint64_t *avail)
-{
-	char *path, *s;
-	int rc;
-
-	if (!rm_input_sysfs(t->in))
-		return -1;
-	path = xasprintf("sys/devices/system/node/node%u/meminfo", node);
-	s = rm_sysfs_read(rm_input_root(t->in), path);
-	free(path);
-	if (!s)
-		return -1;
-	rc = meminfo_field(s, "MemTotal", total) | meminfo_field(s, "MemFree", avail);
-	free(s);
-	return rc ? -1 : 0;
 }
 
 /* ---- cpus ---- */
@@ -597,7 +608,9 @@ int cmd_packages(int argc, char **argv, struct rm_common *c)
 /* ---- nodes ---- */
 
 enum { NODE_NODE, NODE_CPUS, NODE_MEMORY, NODE_FREE, NODE_DISTANCES, NODE_PACKAGES,
-       NODE_MEMORY_ONLY, NODE_TIER, NODE_NEAREST, NODE_USED };
+       NODE_MEMORY_ONLY, NODE_TIER, NODE_NEAREST, NODE_USED,
+       /* the HMAT: initiators, read and write bandwidth, read and write latency, per access class */
+       NODE_ACCESS0, NODE_ACCESS1 = NODE_ACCESS0 + 5, NODE_CACHES = NODE_ACCESS1 + 5, NODE_ORIGIN };
 static const char node_defaults[] =
 	"node,cpus,memory,free,distances,packages,memory_only,tier,nearest";
 static const struct rm_column node_cols[] = {
@@ -615,72 +628,85 @@ static const struct rm_column node_cols[] = {
 			   "the nearest node with CPUs (the node itself when it has CPUs)" },
 	[NODE_USED] = { "used", RM_COL_SIZE,
 			"memory in use on the node: memory less free, as numastat's MemUsed" },
+#define NODE_ACCESS_COLS(k, from)                                                             \
+	[NODE_ACCESS##k] = { "access" #k "_initiators", RM_COL_SET,                          \
+			     "the nodes of the best initiators " from " (HMAT)" },              \
+	[NODE_ACCESS##k + 1] = { "access" #k "_read_bandwidth", RM_COL_INT,                  \
+				 "read bandwidth in MB/s " from " (HMAT)" },                    \
+	[NODE_ACCESS##k + 2] = { "access" #k "_write_bandwidth", RM_COL_INT,                 \
+				 "write bandwidth in MB/s " from " (HMAT)" },                   \
+	[NODE_ACCESS##k + 3] = { "access" #k "_read_latency", RM_COL_INT,                    \
+				 "read latency in ns " from " (HMAT)" },                        \
+	[NODE_ACCESS##k + 4] = { "access" #k "_write_latency", RM_COL_INT,                   \
+				 "write latency in ns " from " (HMAT)" },
+	NODE_ACCESS_COLS(0, "from any initiator")
+	NODE_ACCESS_COLS(1, "from CPUs")
+#undef NODE_ACCESS_COLS
+	[NODE_CACHES] = { "memory_side_caches", RM_COL_STRING,
+			  "memory-side caches: Llevel:size:line:indexing:write policy (HMAT)" },
+	[NODE_ORIGIN] = { "origin", RM_COL_STRING,
+			  "the DAX device of the node's memory, and its CXL region (region0/dax0.0)" },
 };
 
-static void node_record(struct rm_topo *t, struct rm_out *out, hwloc_obj_t node,
-			struct hwloc_distances_s *d, hwloc_obj_t *nodes, int nnodes)
+static void node_record(struct rm_out *out, const struct numa_node *n)
 {
-	uint64_t total = 0, avail = 0;
-	hwloc_bitmap_t pkgs = hwloc_bitmap_alloc();
-	hwloc_obj_t pkg = NULL;
-	char *row = distance_row(t, d, node, nodes, nnodes);
-
-	hwloc_const_bitmap_t cpus = rm_topo_node_cpus(t, node);
-	hwloc_obj_t nearest = rm_topo_node_nearest(t, node);
-
-	while ((pkg = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_PACKAGE, pkg)))
-		if (hwloc_bitmap_intersects(pkg->cpuset, cpus))
-			hwloc_bitmap_set(pkgs, pkg->logical_index);
 	rm_out_begin(out);
-	rm_out_int(out, NODE_NODE, node->os_index);
-	rm_out_set(out, NODE_CPUS, cpus);
-	if (node_meminfo(t, node->os_index, &total, &avail) == 0) {
-		rm_out_size(out, NODE_MEMORY, total);
-		rm_out_size(out, NODE_FREE, avail);
-		rm_out_size(out, NODE_USED, total > avail ? total - avail : 0);
-	} else if (node->attr->numanode.local_memory || t->in->kind != RM_INPUT_SNAPSHOT) {
-		rm_out_size(out, NODE_MEMORY, node->attr->numanode.local_memory);
+	rm_out_int(out, NODE_NODE, n->id);
+	rm_out_set(out, NODE_CPUS, n->cpus);
+	if (n->meminfo) {
+		rm_out_size(out, NODE_MEMORY, n->total);
+		rm_out_size(out, NODE_FREE, n->free);
+		rm_out_size(out, NODE_USED, n->total > n->free ? n->total - n->free : 0);
+	} else if (n->memory_known) {
+		rm_out_size(out, NODE_MEMORY, n->memory);
 	}
-	rm_out_str(out, NODE_DISTANCES, row);
-	rm_out_set(out, NODE_PACKAGES, pkgs);
-	rm_out_bool(out, NODE_MEMORY_ONLY, rm_topo_node_memory_only(t, node));
-	out_index(out, NODE_TIER, rm_topo_node_tier(t, node));
-	out_index(out, NODE_NEAREST, nearest ? (long)nearest->os_index : -1);
+	rm_out_str(out, NODE_DISTANCES, n->row);
+	rm_out_set(out, NODE_PACKAGES, n->packages);
+	rm_out_bool(out, NODE_MEMORY_ONLY, hwloc_bitmap_iszero(n->cpus));
+	out_index(out, NODE_TIER, n->tier);
+	out_index(out, NODE_NEAREST, n->nearest);
+	for (int k = 0; k < 2; k++) {
+		const struct numa_access *a = &n->access[k];
+		int col = k ? NODE_ACCESS1 : NODE_ACCESS0;
+
+		rm_out_set(out, col, a->initiators);
+		for (int v = 0; v < 4; v++)
+			out_index(out, col + 1 + v, a->value[v]);
+	}
+	rm_out_str(out, NODE_CACHES, n->caches);
+	rm_out_str(out, NODE_ORIGIN, n->origin);
 	rm_out_end(out);
-	free(row);
-	hwloc_bitmap_free(pkgs);
 }
 
-static void node_listing(struct rm_topo *t, struct rm_out *out, struct filter *f)
+static void node_listing(const struct numa_table *nt, struct rm_out *out, const struct filter *f)
 {
-	struct hwloc_distances_s *d = rm_topo_numa_distances(t);
-	hwloc_obj_t *nodes;
-	int n = nodes_sorted(t, &nodes);
-
-	for (int i = 0; i < n; i++) {
-		if (f && f->nodes && !hwloc_bitmap_isset(f->nodes, nodes[i]->os_index))
-			continue;
-		if (f && f->by_cpus &&
-		    !hwloc_bitmap_intersects(rm_topo_node_cpus(t, nodes[i]), f->set))
-			continue;
-		node_record(t, out, nodes[i], d, nodes, n);
-	}
-	if (d)
-		hwloc_distances_release(t->topo, d);
-	free(nodes);
+	for (unsigned i = 0; i < nt->n; i++)
+		if (node_kept(nt, i, f))
+			node_record(out, &nt->node[i]);
 }
 
 int cmd_nodes(int argc, char **argv, struct rm_common *c)
 {
 	struct filter f;
-	struct rm_topo *t = listing_start(argc, argv, c, &f, node_cols, ARRAY_SIZE(node_cols),
-					  node_defaults,
-					  "One record per NUMA node: CPUs, memory and distances.");
-	struct rm_out *out = rm_out_new(&c->out, "nodes", node_cols, ARRAY_SIZE(node_cols),
-					node_defaults, true);
+	struct numa_table nt;
+	struct argp argp = filter_argp;
+	struct rm_out *out;
 
-	node_listing(t, out, &f);
-	listing_end(t, &f, out);
+	argp.doc = "One record per NUMA node: CPUs, memory and distances.";
+	listing_parse(&argp, argc, argv, c, &f, node_cols, ARRAY_SIZE(node_cols), node_defaults);
+	out = rm_out_new(&c->out, "nodes", node_cols, ARRAY_SIZE(node_cols), node_defaults, true);
+	listing_nodes(c, &f, &nt, rm_out_shown(out, NODE_PACKAGES));
+	for (int col = NODE_ACCESS0; col <= NODE_ORIGIN; col++)
+		if (rm_out_shown(out, col)) {
+			numa_table_hmat(rm_input_resolve(c), &nt,
+					c->out.bytes || c->out.mode == RM_OUT_JSON);
+			break;
+		}
+	node_listing(&nt, out, &f);
+	rm_out_close(out);
+	rm_out_flush();
+	filter_free(&f);
+	numa_table_free(&nt);
 	return RM_EXIT_SUCCESS;
 }
 
@@ -775,17 +801,17 @@ static error_t distances_parse(int key, char *arg, struct argp_state *state)
  * --matrix: one record per node, one column per node (node0=10 node1=21), as numactl -H lays
  * the matrix out; the columns are the machine's nodes, so they are known once it is loaded.
  */
-static void distance_matrix(struct rm_topo *t, struct rm_common *c, struct filter *f,
-			    struct hwloc_distances_s *d, const char *single, hwloc_obj_t *nodes,
-			    int n)
+static void distance_matrix(struct rm_common *c, const struct filter *f,
+			    const struct numa_table *nt)
 {
+	unsigned n = nt->n;
 	struct rm_column *cols = xcalloc(n + 1, sizeof(*cols));
 	char **names = xcalloc(n + 1, sizeof(*names));
 	struct rm_out *out;
 
 	cols[0] = (struct rm_column){ "node", RM_COL_INT, "NUMA node, as the kernel numbers it" };
-	for (int j = 0; j < n; j++) {
-		names[j] = xasprintf("node%u", nodes[j]->os_index);
+	for (unsigned j = 0; j < n; j++) {
+		names[j] = xasprintf("node%u", nt->node[j].id);
 		cols[j + 1] = (struct rm_column){ names[j], RM_COL_INT,
 						  "distance to the node (10 is local)" };
 	}
@@ -793,30 +819,19 @@ static void distance_matrix(struct rm_topo *t, struct rm_common *c, struct filte
 		rm_out_list_columns(&c->out, cols, n + 1, NULL);
 	} else {
 		out = rm_out_new(&c->out, "distances", cols, n + 1, NULL, true);
-		for (int i = 0; (d || single) && i < n; i++) {
-			int a = d ? hwloc_distances_obj_index(d, nodes[i]) : -1;
-
-			if (f->nodes && !hwloc_bitmap_isset(f->nodes, nodes[i]->os_index))
-				continue;
-			if (f->by_cpus &&
-			    !hwloc_bitmap_intersects(rm_topo_node_cpus(t, nodes[i]), f->set))
+		for (unsigned i = 0; nt->dist && i < n; i++) {
+			if (!node_kept(nt, i, f))
 				continue;
 			rm_out_begin(out);
-			rm_out_int(out, 0, nodes[i]->os_index);
-			for (int j = 0; j < n; j++) {
-				int b = d ? hwloc_distances_obj_index(d, nodes[j]) : -1;
-
-				if (a >= 0 && b >= 0)
-					rm_out_int(out, j + 1,
-						   (long long)d->values[a * d->nbobjs + b]);
-				else if (single)
-					rm_out_int(out, j + 1, strtoll(single, NULL, 10));
-			}
+			rm_out_int(out, 0, nt->node[i].id);
+			for (unsigned j = 0; j < n; j++)
+				if (nt->dist[(size_t)i * n + j] >= 0)
+					rm_out_int(out, (int)j + 1, nt->dist[(size_t)i * n + j]);
 			rm_out_end(out);
 		}
 		rm_out_close(out);
 	}
-	for (int j = 0; j < n; j++)
+	for (unsigned j = 0; j < n; j++)
 		free(names[j]);
 	free(names);
 	free(cols);
@@ -836,64 +851,48 @@ int cmd_distances(int argc, char **argv, struct rm_common *c)
 		children, NULL, NULL
 	};
 	struct filter f;
-	struct rm_topo *t;
+	struct numa_table nt;
 	struct rm_out *out = NULL;
-	struct hwloc_distances_s *d;
-	hwloc_obj_t *nodes;
-	int n;
-	char *single;
 
 	/* the matrix's columns are the machine's nodes: --list-columns waits for the topology */
-	t = listing_start_argp(&argp, argc, argv, c, &f, NULL, 0, NULL);
+	listing_parse(&argp, argc, argv, c, &f, NULL, 0, NULL);
 	if (c->out.list_columns && !f.matrix) {
+		/* the input is still checked, as every listing checks it */
+		rm_topo_check_input(rm_input_resolve(c));
 		rm_out_list_columns(&c->out, dist_cols, ARRAY_SIZE(dist_cols), NULL);
 		filter_free(&f);
-		rm_topo_free(t);
 		return RM_EXIT_SUCCESS;
 	}
-	d = rm_topo_numa_distances(t);
-	n = nodes_sorted(t, &nodes);
-	/* hwloc keeps no matrix for one node; the kernel still states it (as in "nodes") */
-	single = !d && n == 1 ? distance_row(t, NULL, nodes[0], nodes, n) : NULL;
-	if (!d && !single && !c->out.list_columns)
+	listing_nodes(c, &f, &nt, false);
+	if (!nt.dist && !c->out.list_columns)
 		rm_warnx("no NUMA distances known for this machine");
 	if (f.matrix) {
-		distance_matrix(t, c, &f, d, single, nodes, n);
+		distance_matrix(c, &f, &nt);
 		goto done;
 	}
 	out = rm_out_new(&c->out, "distances", dist_cols, ARRAY_SIZE(dist_cols), NULL, true);
-	for (int i = 0; (d || single) && i < n; i++) {
-		int a = d ? hwloc_distances_obj_index(d, nodes[i]) : -1;
-
-		if (f.nodes && !hwloc_bitmap_isset(f.nodes, nodes[i]->os_index))
+	for (unsigned i = 0; nt.dist && i < nt.n; i++) {
+		if (!node_kept(&nt, i, &f))
 			continue;
-		if (f.by_cpus && !hwloc_bitmap_intersects(rm_topo_node_cpus(t, nodes[i]), f.set))
-			continue;
-		for (int j = 0; j < n; j++) {
-			int b = d ? hwloc_distances_obj_index(d, nodes[j]) : -1;
-			char *id = xasprintf("%u:%u", nodes[i]->os_index, nodes[j]->os_index);
+		for (unsigned j = 0; j < nt.n; j++) {
+			char *id = xasprintf("%u:%u", nt.node[i].id, nt.node[j].id);
+			long long v = nt.dist[(size_t)i * nt.n + j];
 
 			rm_out_begin(out);
 			rm_out_str(out, DIST_DISTANCE, id);
-			rm_out_int(out, DIST_FROM, nodes[i]->os_index);
-			rm_out_int(out, DIST_TO, nodes[j]->os_index);
-			if (a >= 0 && b >= 0)
-				rm_out_int(out, DIST_VALUE, (long long)d->values[a * d->nbobjs + b]);
-			else if (single)
-				rm_out_int(out, DIST_VALUE, strtoll(single, NULL, 10));
+			rm_out_int(out, DIST_FROM, nt.node[i].id);
+			rm_out_int(out, DIST_TO, nt.node[j].id);
+			if (v >= 0)
+				rm_out_int(out, DIST_VALUE, v);
 			rm_out_end(out);
 			free(id);
 		}
 	}
 	rm_out_close(out);
 done:
-	if (d)
-		hwloc_distances_release(t->topo, d);
-	free(single);
-	free(nodes);
 	rm_out_flush();
 	filter_free(&f);
-	rm_topo_free(t);
+	numa_table_free(&nt);
 	return RM_EXIT_SUCCESS;
 }
 
@@ -1082,6 +1081,7 @@ static const struct argp summary_argp = {
 int cmd_summary(int argc, char **argv, struct rm_common *c)
 {
 	struct rm_out *mout, *nout;
+	struct numa_table nt;
 	struct topo_summary s;
 	struct rm_topo *t;
 	char *host, *sizes = NULL;
@@ -1135,7 +1135,9 @@ int cmd_summary(int argc, char **argv, struct rm_common *c)
 
 	/* -o selects the machine record's fields; the node records keep theirs */
 	nout = rm_out_new(&c->out, "nodes", node_cols, ARRAY_SIZE(node_cols), node_defaults, false);
-	node_listing(t, nout, NULL);
+	numa_table_read(c, t, &nt, true);
+	node_listing(&nt, nout, NULL);
+	numa_table_free(&nt);
 	rm_out_close(nout);
 	rm_out_flush();
 

@@ -5,13 +5,16 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "cpulist.h"
 #include "output.h"
+#include "record.h"
 #include "owner.h"
 #include "rm-topo.h"
 #include "sysfs.h"
@@ -71,16 +74,52 @@ static const struct rm_column ps_cols[] = {
 };
 static const char ps_defaults[] = "pid,name,owner,cpus,location";
 
+/* /proc, open while ps lists: its files are read relative to it into buffers on the stack, as
+ * one process has three to read */
+static int proc_fd = -1;
+
+/* Up to SIZE - 1 bytes of /proc/REL into BUF, NUL-ended, without its last newline; false when it
+ * cannot be read (the process is gone). */
+static bool proc_read(const char *rel, char *buf, size_t size)
+{
+	int fd = openat(proc_fd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return true;
+}
+
+/* "PID/FILE" (or "PID/task/TID/FILE" with TID) into BUF of 64 bytes: the path below /proc,
+ * written without stdio's formatting, which would cost more than reading the file */
+static const char *pid_path(char *buf, pid_t pid, pid_t tid, const char *file)
+{
+	char *p = buf + rm_decimal(buf, pid);
+
+	if (tid) {
+		p = stpcpy(p, "/task/");
+		p += rm_decimal(p, tid);
+	}
+	*p++ = '/';
+	strcpy(p, file); /* FILE is one of ours, of a few letters */
+	return buf;
+}
+
 /* The owner of PID: the first part of its cgroup path below rmtools.slice (v2) or rmtools (v1);
  * NULL when it is in none. */
 static char *owner_of(pid_t pid)
 {
 	static const char *const parents[] = { "/" RM_CGROUP_PARENT_V2 "/",
 					       "/" RM_CGROUP_PARENT_V1 "/" };
-	char path[48], *s, *line, *save = NULL, *owner = NULL;
+	char path[64], s[4096], *line, *save = NULL, *owner = NULL;
 
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	if (!(s = rm_sysfs_read(NULL, path + 1)))
+	/* both parents start "/rmtools": most processes are in neither, found in one search */
+	if (!proc_read(pid_path(path, pid, 0, "cgroup"), s, sizeof(s)) || !strstr(s, "/rmtools"))
 		return NULL;
 	for (line = strtok_r(s, "\n", &save); line && !owner; line = strtok_r(NULL, "\n", &save)) {
 		for (size_t k = 0; k < ARRAY_SIZE(parents) && !owner; k++) {
@@ -92,7 +131,6 @@ static char *owner_of(pid_t pid)
 			}
 		}
 	}
-	free(s);
 	if (owner && !rm_name_valid(owner)) {
 		free(owner);
 		owner = NULL;
@@ -110,7 +148,7 @@ static char *location_of(struct rm_topo *t, hwloc_const_bitmap_t cpus)
 	hwloc_bitmap_and(left, left, hwloc_topology_get_topology_cpuset(t->topo));
 	while (!hwloc_bitmap_iszero(left)) {
 		hwloc_obj_t o = hwloc_get_first_largest_obj_inside_cpuset(t->topo, left);
-		char *one;
+		const char *name;
 
 		if (!o)
 			break;
@@ -119,11 +157,13 @@ static char *location_of(struct rm_topo *t, hwloc_const_bitmap_t cpus)
 		while (hwloc_obj_type_is_cache(o->type) && o->arity == 1 &&
 		       hwloc_bitmap_isequal(o->first_child->cpuset, o->cpuset))
 			o = o->first_child;
-		one = xasprintf("%s%s:%u", len ? "," : "", rm_topo_type_name(o), o->logical_index);
-		s = xrealloc(s, len + strlen(one) + 1);
-		strcpy(s + len, one);
-		len += strlen(one);
-		free(one);
+		name = rm_topo_type_name(o);
+		s = xrealloc(s, len + strlen(name) + RM_DECIMAL_MAX + 3);
+		if (len)
+			s[len++] = ',';
+		len = (size_t)(stpcpy(s + len, name) - s);
+		s[len++] = ':';
+		len += rm_decimal(s + len, o->logical_index);
 		hwloc_bitmap_andnot(left, left, o->cpuset);
 	}
 	hwloc_bitmap_free(left);
@@ -133,41 +173,31 @@ static char *location_of(struct rm_topo *t, hwloc_const_bitmap_t cpus)
 /* The comm of /proc/PID[/task/TID]; NULL when gone. */
 static char *comm_of(pid_t pid, pid_t tid)
 {
-	char path[64], *s;
+	char path[64], s[64];
 
-	if (tid)
-		snprintf(path, sizeof(path), "proc/%d/task/%d/comm", (int)pid, (int)tid);
-	else
-		snprintf(path, sizeof(path), "proc/%d/comm", (int)pid);
-	s = rm_sysfs_read(NULL, path);
-	return s;
+	return proc_read(pid_path(path, pid, tid, "comm"), s, sizeof(s)) ? xstrdup(s) : NULL;
 }
 
 /* Whether PID runs a program: kernel threads have an empty command line. */
 static bool is_user(pid_t pid)
 {
-	char path[48], *s;
-	bool user;
+	char path[64], s[2];
 
-	snprintf(path, sizeof(path), "proc/%d/cmdline", (int)pid);
-	s = rm_sysfs_read(NULL, path);
-	user = s && *s;
-	free(s);
-	return user;
+	return proc_read(pid_path(path, pid, 0, "cmdline"), s, sizeof(s)) && *s;
 }
 
 static void ps_record(struct rm_topo *t, struct rm_out *out, const struct ps_args *a, pid_t pid,
 		      pid_t tid, const char *owner, hwloc_bitmap_t cpus)
 {
 	char *name, *loc;
-	int rc = tid ? hwloc_get_proc_cpubind(t->topo, tid, cpus, HWLOC_CPUBIND_THREAD)
-		     : hwloc_get_proc_cpubind(t->topo, pid, cpus, HWLOC_CPUBIND_PROCESS);
 
-	if (rc < 0 || !(name = comm_of(pid, tid)))
-		return; /* gone meanwhile */
-	if (!is_user(pid)) {
+	/* kernel threads first, left out as hwloc-ps does: their affinity is not read */
+	if (!is_user(pid) || !(name = comm_of(pid, tid)))
+		return; /* or gone meanwhile */
+	if ((tid ? hwloc_get_proc_cpubind(t->topo, tid, cpus, HWLOC_CPUBIND_THREAD)
+		 : hwloc_get_proc_cpubind(t->topo, pid, cpus, HWLOC_CPUBIND_PROCESS)) < 0) {
 		free(name);
-		return; /* a kernel thread, left out as hwloc-ps does */
+		return;
 	}
 	if (!a->all && !owner &&
 	    hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(t->topo), cpus)) {
@@ -240,6 +270,8 @@ int cmd_ps(int argc, char **argv, struct rm_common *c)
 	out = rm_out_new(&c->out, "processes", ps_cols, ARRAY_SIZE(ps_cols),
 			 a.threads ? "pid,tid,name,owner,cpus,location" : ps_defaults, true);
 	cpus = hwloc_bitmap_alloc();
+	if ((proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		rm_err(RM_EXIT_FAILURE, "cannot open /proc");
 	n = ids_of("/proc", &pids);
 	for (int i = 0; i < n; i++) {
 		char *owner = owner_of(pids[i]);
@@ -264,6 +296,7 @@ int cmd_ps(int argc, char **argv, struct rm_common *c)
 		free(owner);
 	}
 	free(pids);
+	close(proc_fd);
 	hwloc_bitmap_free(cpus);
 	rm_out_close(out);
 	rm_out_flush();

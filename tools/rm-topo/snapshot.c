@@ -56,6 +56,10 @@ static const char *const patterns[] = {
 	"sys/devices/system/node/node[0-9]*/meminfo",
 	"sys/devices/system/node/node[0-9]*/hugepages/hugepages-*/*",
 	"sys/devices/virtual/memory_tiering/memory_tier[0-9]*/nodelist",
+	"sys/devices/system/node/node[0-9]*/access[0-9]*/initiators/*",
+	"sys/devices/system/node/node[0-9]*/memory_side_cache/index[0-9]*/*",
+	"sys/bus/cxl/devices/region[0-9]*/dax_region[0-9]*/dax[0-9]*/target_node",
+	"sys/bus/dax/devices/dax[0-9]*/target_node",
 	"proc/sys/kernel/numa_balancing",
 	"proc/sys/vm/zone_reclaim_mode",
 	"sys/kernel/mm/ksm/run",
@@ -92,8 +96,12 @@ static int copy_one(const char *root, const char *rel, const struct dest *d)
 	char *from = rm_sysfs_path(root, rel), *data = NULL;
 	struct stat st;
 
-	if (lstat(from, &st) == 0 && S_ISREG(st.st_mode))
+	if (lstat(from, &st) < 0)
+		st.st_mode = 0;
+	if (S_ISREG(st.st_mode))
 		data = rm_sysfs_read(root, rel);
+	else if (S_ISLNK(st.st_mode) && strstr(rel, "/initiators/node"))
+		data = xstrdup(""); /* an HMAT initiator (a link): its name is what is read */
 	free(from);
 	if (!data)
 		return 0; /* unreadable (write-only or needs root): leave it out */
