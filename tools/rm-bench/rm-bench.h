@@ -211,6 +211,14 @@ double stat_median(double *v, size_t n);
 /* The Q quantile (0..1) of sorted V, by linear interpolation between ranks. */
 double stat_quantile(const double *sorted, size_t n, double q);
 int cmp_double(const void *a, const void *b);
+/* Up to this many values in all, stat_mann_whitney_less is exact; above, approximated. */
+enum { STAT_EXACT_MAX = 40 };
+/* The one-sided p-value of the Mann-Whitney U (Wilcoxon rank-sum) test that X (NX values) is
+ * stochastically smaller than Y (NY): the probability, were both drawn from one distribution,
+ * of a rank sum of X this low or lower. Ties take mid-ranks. Exact (the permutation
+ * distribution of the tied ranks) up to STAT_EXACT_MAX values, else the normal approximation
+ * with tie and continuity corrections. 1 when either is empty. */
+double stat_mann_whitney_less(const double *x, size_t nx, const double *y, size_t ny);
 
 /* The columns of the figures in a measurement record, from its best on. */
 enum { FIG_BEST, FIG_MEDIAN, FIG_MIN, FIG_MAX, FIG_UNIT, FIG_RUNS, FIG_SPREAD };
