@@ -1350,7 +1350,7 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 		a->markdown = report_path(state, "--markdown", arg);
 		break;
 	case ARGP_KEY_ARG:
-		if (a->nfiles == (a->history ? 1 : 2))
+		if (a->nfiles == 2)
 			argp_error(state, "unexpected argument: '%s'", arg);
 		a->files[a->nfiles++] = arg;
 		break;
