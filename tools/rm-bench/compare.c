@@ -1476,7 +1476,7 @@ int cmd_compare(int argc, char **argv, struct rm_common *c)
 
 	rm_parse_command(&argp, argc, argv, c, &a, RM_PARSE_NO_INPUT);
 	if (c->out.list_columns) {
-		rm_out_list_columns(&c->out, change_cols, ARRAY_SIZE(change_cols), NULL);
+		rm_out_list_columns(&c->out, change_cols, ARRAY_SIZE(change_cols), PAIR_COLUMNS);
 		return RM_EXIT_SUCCESS;
 	}
 	side_read(&base, a.history ? a.history : a.files[0], a.history ? a.history_runs : 0,
