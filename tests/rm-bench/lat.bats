@@ -101,3 +101,22 @@ load bench_helper
 	assert_output ''
 	assert_equal "$stderr" "rm-bench: not enough free memory for the working set: '64TiB'"
 }
+
+@test "lat --matrix: a record from each CPU node to each memory node, drawn by plot" {
+	local ncpu=0 nmem=0 n
+	for n in /sys/devices/system/node/node[0-9]*; do
+		[ -n "$(cat "$n/cpulist")" ] && ncpu=$((ncpu + 1))
+		[ "$(awk '/MemTotal/ { print $4 }' "$n/meminfo")" -gt 0 ] && nmem=$((nmem + 1))
+	done
+	run -0 rm-bench lat --matrix --sizes 64K --runs 1
+	assert_records bench
+	assert_equal "${#lines[@]}" $((ncpu * nmem))
+	assert_line --index 0 --regexp '^bench=lat size=64KiB pages=4KiB cpu=[0-9]+ mem_node=[0-9]+ neighbour=- best=[0-9.]+ .* status=ok reason=-$'
+	cd "$BATS_TEST_TMPDIR"
+	printf '%s\n' "$output" >m.rec
+	run -0 rm-bench plot --kind matrix --output m.svg m.rec
+	run -0 grep -c 'Memory latency' m.svg
+	usage_error "--matrix measures every node pair" rm-bench lat --matrix --cpu 0
+	usage_error "--matrix measures every node pair" rm-bench lat --matrix --mem-node 0
+	usage_error "--matrix measures every node pair" rm-bench lat --matrix --neighbour
+}

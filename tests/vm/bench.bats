@@ -18,3 +18,17 @@ load helper
 	run -0 rm-bench lat --node 3 --sizes 1M -o mem_on
 	assert_output --partial "mem_on=3"
 }
+
+@test "lat --matrix: every CPU node to every memory node, memory-only nodes included" {
+	run -0 rm-bench lat --matrix --sizes 1M --runs 1 -o cpu,mem_node,mem_on,status
+	assert_equal "${#lines[@]}" 8
+	local i=0 from to cpu
+	for from in 0 1; do
+		cpu=$(cut -d, -f1 </sys/devices/system/node/node$from/cpulist)
+		cpu=${cpu%%-*}
+		for to in 0 1 2 3; do
+			assert_line --index $i "cpu=$cpu mem_node=$to mem_on=$to status=ok"
+			i=$((i + 1))
+		done
+	done
+}

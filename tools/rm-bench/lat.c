@@ -244,14 +244,14 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 
 enum {
 	OPT_CPU = 0x200, OPT_NODE, OPT_MEM_NODE, OPT_SIZES, OPT_SWEEP, OPT_SWEEP_TO, OPT_PAGES,
-	OPT_RUNS, OPT_NEIGHBOUR,
+	OPT_RUNS, OPT_NEIGHBOUR, OPT_MATRIX,
 };
 
 struct lat_args {
 	const char *cpu, *node, *mem_node;
 	uint64_t *sizes, *pages;
 	size_t nsizes, npages;
-	bool sweep;
+	bool sweep, matrix;
 	uint64_t sweep_to;
 	int runs;
 	const char *neighbour; /* "" without a SET */
@@ -272,6 +272,9 @@ static const struct argp_option lat_options[] = {
 	{ "sweep-to", OPT_SWEEP_TO, "SIZE", 0, "sweep from 4KiB to SIZE", 0 },
 	{ "pages", OPT_PAGES, "LIST", 0, "page sizes among 4K,2M,1G (default: 4K)", 0 },
 	{ "runs", OPT_RUNS, "N", 0, "timed runs after the warm-up (default: 5)", 0 },
+	{ "matrix", OPT_MATRIX, NULL, 0,
+	  "the idle latency matrix: from the first allowed CPU of each node to the memory of "
+	  "each node, memory-only nodes included (default size: 4 x L3)", 0 },
 	{ "neighbour", OPT_NEIGHBOUR, "SET", OPTION_ARG_OPTIONAL,
 	  "copy memory on the CPUs of SET meanwhile (default: the allowed CPUs outside the "
 	  "measured core), as a noisy neighbour does", 0 },
@@ -311,6 +314,9 @@ static error_t lat_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NEIGHBOUR:
 		a->neighbour = arg ? arg : "";
 		break;
+	case OPT_MATRIX:
+		a->matrix = true;
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
 		break;
@@ -319,11 +325,74 @@ static error_t lat_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--cpu and --node exclude each other");
 		if (a->sweep && a->sizes)
 			argp_error(state, "--sizes and --sweep exclude each other");
+		if (a->matrix && (a->cpu || a->node || a->mem_node || a->sweep || a->neighbour))
+			argp_error(state, "--matrix measures every node pair: no --cpu, --node, "
+				   "--mem-node, --sweep or --neighbour");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+/* Exit 3 when the largest working set of P does not fit in the free memory of its node. */
+static void check_free(const struct bench *b, const struct lat_params *p)
+{
+	uint64_t largest = 0, have = bench_node_free(b, p->mem_node >= 0 ? p->mem_node :
+						     bench_local_mem_node(b, p->cpu));
+
+	for (size_t i = 0; i < p->nsizes; i++)
+		if (p->sizes[i] > largest)
+			largest = p->sizes[i];
+	if (have && largest > have - have / 10) {
+		char *s = rm_size_format(largest);
+
+		rm_warnx("not enough free memory for the working set: '%s'", s);
+		free(s);
+		exit(RM_EXIT_NORESOURCE);
+	}
+}
+
+/* The matrix: P's sizes (none: 4 x L3 of each CPU) from the first allowed CPU of each node
+ * with CPUs to each node with memory; every pair checked for room before any is measured. */
+static void lat_matrix(const struct bench *b, struct lat_params *p, struct rm_out *out)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	bool own = !p->nsizes;
+	unsigned from, to;
+
+	for (int pass = 0; pass < 2; pass++) {
+		hwloc_bitmap_foreach_begin(from, b->nodes) {
+			bench_node_cpus(b, (int)from, set);
+			if (hwloc_bitmap_iszero(set))
+				continue;
+			p->cpu = hwloc_bitmap_first(set);
+			if (own) {
+				uint64_t *sizes;
+				size_t n = lat_default_sizes(b, p->cpu, &sizes);
+
+				free(p->sizes);
+				p->sizes = xmalloc(sizeof(*p->sizes));
+				p->sizes[0] = sizes[n - 1];
+				p->nsizes = 1;
+				free(sizes);
+			}
+			hwloc_bitmap_foreach_begin(to, b->mem_nodes) {
+				p->mem_node = (int)to;
+				if (pass)
+					lat_measure(b, p, out);
+				else
+					check_free(b, p);
+			}
+			hwloc_bitmap_foreach_end();
+		}
+		hwloc_bitmap_foreach_end();
+	}
+	if (own) {
+		free(p->sizes);
+		p->sizes = NULL;
+	}
+	hwloc_bitmap_free(set);
 }
 
 /* 4 KiB to MAX, at 1, 1.25, 1.5 and 1.75 times each power of two. */
@@ -400,7 +469,7 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 		if (!a.nsizes)
 			rm_usage_errx("--sweep-to: smaller than the first size, 4KiB: '%" PRIu64 "'",
 				      a.sweep_to);
-	} else if (!a.nsizes) {
+	} else if (!a.nsizes && !a.matrix) {
 		a.nsizes = lat_default_sizes(&b, p.cpu, &a.sizes);
 	}
 	p.sizes = a.sizes;
@@ -408,25 +477,15 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 	p.pages = a.pages;
 	p.npages = a.npages;
 	p.runs = a.runs;
-	{
-		uint64_t largest = 0, have = bench_node_free(&b, p.mem_node >= 0 ? p.mem_node :
-							     bench_local_mem_node(&b, p.cpu));
-
-		for (size_t i = 0; i < p.nsizes; i++)
-			if (p.sizes[i] > largest)
-				largest = p.sizes[i];
-		if (have && largest > have - have / 10) {
-			char *s = rm_size_format(largest);
-
-			rm_warnx("not enough free memory for the working set: '%s'", s);
-			free(s);
-			exit(RM_EXIT_NORESOURCE);
-		}
-	}
+	if (!a.matrix)
+		check_free(&b, &p);
 
 	p.mon = bench_mon_open();
 	out = rm_out_new(&c->out, "lat", lat_cols, lat_ncols, NULL, true);
-	lat_measure(&b, &p, out);
+	if (a.matrix)
+		lat_matrix(&b, &p, out);
+	else
+		lat_measure(&b, &p, out);
 	rm_out_close(out);
 	rm_out_flush();
 	free(a.sizes);
