@@ -120,3 +120,24 @@ load bench_helper
 	usage_error "--matrix measures every node pair" rm-bench lat --matrix --mem-node 0
 	usage_error "--matrix measures every node pair" rm-bench lat --matrix --neighbour
 }
+
+@test "lat --loaded: the chain idle, then beside a neighbour copying at rising rates" {
+	[ "$NCPUS" -ge 2 ] || skip "needs two CPUs"
+	run -0 rm-bench lat --loaded=idle,100us,0 --sizes 1M --runs 1 -o neighbour,best,neighbour_rate,load_delay
+	assert_equal "${#lines[@]}" 3
+	assert_line --index 0 --regexp '^neighbour=- best=[0-9.]+ neighbour_rate=- load_delay=idle$'
+	assert_line --index 1 --regexp '^neighbour=[0-9,-]+ best=[0-9.]+ neighbour_rate=[0-9.]+ load_delay=100us$'
+	assert_line --index 2 --regexp '^neighbour=[0-9,-]+ best=[0-9.]+ neighbour_rate=[0-9.]+ load_delay=0$'
+	# the pauses lower the neighbour's rate
+	local slow=$(field_of 'load_delay=100us' neighbour_rate) fast=$(field_of 'load_delay=0$' neighbour_rate)
+	awk -v s="$slow" -v f="$fast" 'BEGIN { exit !(s < f) }'
+	# load_delay is shown with --loaded only, and listed as not shown by default
+	run -0 rm-bench lat --sizes 16K --runs 1
+	refute_output --partial load_delay
+	run -0 rm-bench lat --list-columns
+	assert_line --regexp '^column=load_delay type=string default=no '
+	usage_error "--loaded takes up to 64 delays" rm-bench lat --loaded=idle,soon
+	usage_error "--loaded takes up to 64 delays" rm-bench lat --loaded=2s
+	usage_error "--loaded measures one working set" rm-bench lat --loaded --sizes 1M,2M
+	usage_error "--loaded measures one working set" rm-bench lat --loaded --matrix
+}

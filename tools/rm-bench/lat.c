@@ -20,8 +20,11 @@
 enum {
 	L_BENCH, L_SIZE, L_PAGES, L_CPU, L_MEM_NODE, L_NEIGHBOUR, L_BEST, L_MEDIAN, L_MIN, L_MAX, L_UNIT,
 	L_RUNS, L_SPREAD, L_LOADS, L_RAN_ON, L_MEM_ON, L_NEIGHBOUR_RATE, L_LLC_OCCUPANCY, L_STATUS,
-	L_REASON,
+	L_REASON, L_LOAD_DELAY,
 };
+/* The columns shown by default: all but load_delay, which --loaded adds. */
+#define LAT_DEFAULTS "bench,size,pages,cpu,mem_node,neighbour,best,median,min,max,unit,runs," \
+	"spread,loads,ran_on,mem_on,neighbour_rate,llc_occupancy,status,reason"
 const struct rm_column lat_cols[] = {
 	[L_BENCH] = { "bench", RM_COL_STRING, "the measurement: lat" },
 	[L_SIZE] = { "size", RM_COL_SIZE, "the working set: the pointer chain's memory" },
@@ -45,6 +48,8 @@ const struct rm_column lat_cols[] = {
 			      "L3 the chain held after the runs (resctrl llc_occupancy)" },
 	[L_STATUS] = { "status", RM_COL_STRING, "ok, or skipped" },
 	[L_REASON] = { "reason", RM_COL_STRING, "why it was skipped" },
+	[L_LOAD_DELAY] = { "load_delay", RM_COL_STRING,
+			   "--loaded: the neighbour's pause after each 256KiB it copies" },
 };
 const size_t lat_ncols = ARRAY_SIZE(lat_cols);
 
@@ -202,6 +207,14 @@ static void lat_record(struct rm_out *out, const struct lat_one *o)
 		beside_fields(out, &o->beside, L_NEIGHBOUR_RATE, L_LLC_OCCUPANCY, -1, -1);
 		rm_out_str(out, L_STATUS, "ok");
 	}
+	if (o->p->loaded) {
+		char *d = !o->p->neighbour ? xstrdup("idle") : !o->p->load_delay ? xstrdup("0") :
+			  o->p->load_delay % 1000 ? xasprintf("%" PRIu64 "ns", o->p->load_delay) :
+			  xasprintf("%" PRIu64 "us", o->p->load_delay / 1000);
+
+		rm_out_str(out, L_LOAD_DELAY, d);
+		free(d);
+	}
 	rm_out_end(out);
 }
 
@@ -225,6 +238,8 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 			o.mem_on = hwloc_bitmap_alloc();
 			/* a monitoring group each: no lines of the last chain are counted */
 			beside_start(b, &o.beside, p->mon, p->neighbour, p->mem_node);
+			if (p->load_delay > 0)
+				atomic_store(&o.beside.nb.delay, (uint64_t)p->load_delay);
 			bench_thread(&tid, lat_thread, &o);
 			pthread_join(tid, NULL);
 			beside_stop(&o.beside);
@@ -244,14 +259,22 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 
 enum {
 	OPT_CPU = 0x200, OPT_NODE, OPT_MEM_NODE, OPT_SIZES, OPT_SWEEP, OPT_SWEEP_TO, OPT_PAGES,
-	OPT_RUNS, OPT_NEIGHBOUR, OPT_MATRIX,
+	OPT_RUNS, OPT_NEIGHBOUR, OPT_MATRIX, OPT_LOADED,
 };
+
+/* The loaded-latency delays by default: no neighbour, then rising loads to flat out. */
+#define LOADED_DEFAULT "idle,200us,100us,50us,20us,10us,5us,2us,1us,0"
+enum { MAX_DELAYS = 64 };
 
 struct lat_args {
 	const char *cpu, *node, *mem_node;
 	uint64_t *sizes, *pages;
 	size_t nsizes, npages;
 	bool sweep, matrix;
+	const char *loaded;   /* --loaded's list, or NULL */
+	uint64_t delays[MAX_DELAYS];
+	bool idle[MAX_DELAYS];
+	size_t ndelays;
 	uint64_t sweep_to;
 	int runs;
 	const char *neighbour; /* "" without a SET */
@@ -275,6 +298,10 @@ static const struct argp_option lat_options[] = {
 	{ "matrix", OPT_MATRIX, NULL, 0,
 	  "the idle latency matrix: from the first allowed CPU of each node to the memory of "
 	  "each node, memory-only nodes included (default size: 4 x L3)", 0 },
+	{ "loaded", OPT_LOADED, "DELAYS", OPTION_ARG_OPTIONAL,
+	  "loaded latency: the chain followed while the other cores (--neighbour=SET) copy "
+	  "memory, pausing DELAYS after each 256KiB, a comma list from idle (no neighbour) to 0 "
+	  "(flat out) (default: " LOADED_DEFAULT ")", 0 },
 	{ "neighbour", OPT_NEIGHBOUR, "SET", OPTION_ARG_OPTIONAL,
 	  "copy memory on the CPUs of SET meanwhile (default: the allowed CPUs outside the "
 	  "measured core), as a noisy neighbour does", 0 },
@@ -317,6 +344,30 @@ static error_t lat_parse(int key, char *arg, struct argp_state *state)
 	case OPT_MATRIX:
 		a->matrix = true;
 		break;
+	case OPT_LOADED:
+		a->loaded = arg ? arg : LOADED_DEFAULT;
+		a->ndelays = 0;
+		for (const char *q = a->loaded; *q;) {
+			size_t l = strcspn(q, ",");
+			char *w = xasprintf("%.*s", (int)l, q);
+			bool ok = a->ndelays < MAX_DELAYS;
+
+			if (ok && !strcmp(w, "idle"))
+				a->idle[a->ndelays] = true, a->delays[a->ndelays] = 0;
+			else if (ok && !strcmp(w, "0"))
+				a->idle[a->ndelays] = false, a->delays[a->ndelays] = 0;
+			else
+				ok = ok && parse_duration(w, &a->delays[a->ndelays]) == 0 &&
+				     a->delays[a->ndelays] <= 1000000000ULL &&
+				     !(a->idle[a->ndelays] = false);
+			free(w);
+			if (!ok || !l)
+				argp_error(state, "--loaded takes up to 64 delays such as "
+					   "idle,10us,0 (at most 1s each): '%s'", a->loaded);
+			a->ndelays++;
+			q += l + (q[l] == ',');
+		}
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
 		break;
@@ -325,6 +376,9 @@ static error_t lat_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--cpu and --node exclude each other");
 		if (a->sweep && a->sizes)
 			argp_error(state, "--sizes and --sweep exclude each other");
+		if (a->loaded && (a->matrix || a->sweep || a->nsizes > 1))
+			argp_error(state, "--loaded measures one working set: no --matrix, --sweep "
+				   "or more than one of --sizes");
 		if (a->matrix && (a->cpu || a->node || a->mem_node || a->sweep || a->neighbour))
 			argp_error(state, "--matrix measures every node pair: no --cpu, --node, "
 				   "--mem-node, --sweep or --neighbour");
@@ -425,7 +479,7 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 	struct bench b;
 	int near_mem = -1;
 
-	if (bench_parse(&argp, argc, argv, c, &a, lat_cols, lat_ncols)) {
+	if (bench_parse_defaults(&argp, argc, argv, c, &a, lat_cols, lat_ncols, LAT_DEFAULTS)) {
 		free(a.sizes);
 		free(a.pages);
 		return RM_EXIT_SUCCESS;
@@ -451,9 +505,9 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 			bench_near_cpus(&b, p.mem_node, set);
 	}
 	p.cpu = hwloc_bitmap_first(set);
-	if (a.neighbour) {
+	if (a.neighbour || a.loaded) {
 		hwloc_bitmap_only(set, (unsigned)p.cpu);
-		p.neighbour = neighbour_cpus(&b, a.neighbour, set);
+		p.neighbour = neighbour_cpus(&b, a.neighbour ? a.neighbour : "", set);
 	}
 	hwloc_bitmap_free(set);
 	if (!a.npages) {
@@ -471,6 +525,8 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 				      a.sweep_to);
 	} else if (!a.nsizes && !a.matrix) {
 		a.nsizes = lat_default_sizes(&b, p.cpu, &a.sizes);
+		if (a.loaded) /* memory: the last of them */
+			a.sizes[0] = a.sizes[a.nsizes - 1], a.nsizes = 1;
 	}
 	p.sizes = a.sizes;
 	p.nsizes = a.nsizes;
@@ -481,11 +537,23 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 		check_free(&b, &p);
 
 	p.mon = bench_mon_open();
-	out = rm_out_new(&c->out, "lat", lat_cols, lat_ncols, NULL, true);
-	if (a.matrix)
+	out = rm_out_new(&c->out, "lat", lat_cols, lat_ncols,
+			 a.loaded ? NULL : LAT_DEFAULTS, true);
+	if (a.matrix) {
 		lat_matrix(&b, &p, out);
-	else
+	} else if (a.loaded) {
+		hwloc_bitmap_t nb = p.neighbour;
+
+		p.loaded = true;
+		for (size_t i = 0; i < a.ndelays; i++) {
+			p.neighbour = a.idle[i] ? NULL : nb;
+			p.load_delay = a.delays[i];
+			lat_measure(&b, &p, out);
+		}
+		p.neighbour = nb;
+	} else {
 		lat_measure(&b, &p, out);
+	}
 	rm_out_close(out);
 	rm_out_flush();
 	free(a.sizes);

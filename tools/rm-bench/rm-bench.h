@@ -166,6 +166,7 @@ struct neighbour {
 	atomic_bool stop;
 	atomic_int ready, failed;
 	_Atomic uint64_t bytes; /* moved so far, STREAM's count */
+	_Atomic uint64_t delay; /* ns each thread waits, busy, after each chunk: 0 flat out */
 };
 /* The neighbour's CPUs for --neighbour[=ARG] beside a measurement of CPUS; exits 2 when
  * there are none or they share one with CPUS. */
@@ -232,6 +233,10 @@ void out_figures(struct rm_out *out, int col, const struct summary *s, int decim
 struct argp;
 bool bench_parse(const struct argp *argp, int argc, char **argv, struct rm_common *c,
 		 void *input, const struct rm_column *cols, size_t ncols);
+/* The same for a listing that shows DEFAULTS (a comma list; NULL: all) unless -o says. */
+bool bench_parse_defaults(const struct argp *argp, int argc, char **argv, struct rm_common *c,
+			  void *input, const struct rm_column *cols, size_t ncols,
+			  const char *defaults);
 /* A listing other than the command's main one: every column, -o not applied. */
 struct rm_out *bench_listing(const struct rm_outopts *opts, const char *name,
 			     const struct rm_column *cols, size_t ncols);
@@ -290,6 +295,8 @@ struct lat_params {
 	int runs;
 	hwloc_bitmap_t neighbour; /* CPUs of a noisy neighbour during the runs; NULL: none */
 	struct bench_mon *mon;   /* resctrl's counters beside the runs; NULL: none */
+	bool loaded;             /* --loaded: load_delay in the records */
+	uint64_t load_delay;     /* the neighbour's delay (struct neighbour), ns */
 };
 extern const struct rm_column lat_cols[];
 extern const size_t lat_ncols;
