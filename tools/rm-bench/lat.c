@@ -22,7 +22,8 @@ enum {
 	L_RUNS, L_SPREAD, L_LOADS, L_RAN_ON, L_MEM_ON, L_NEIGHBOUR_RATE, L_LLC_OCCUPANCY, L_STATUS,
 	L_REASON, L_LOAD_DELAY,
 };
-/* The columns shown by default: all but load_delay, which --loaded adds. */
+/* The columns shown by default: all but load_delay (the last, which run leaves out), which
+ * --loaded adds. */
 #define LAT_DEFAULTS "bench,size,pages,cpu,mem_node,neighbour,best,median,min,max,unit,runs," \
 	"spread,loads,ran_on,mem_on,neighbour_rate,llc_occupancy,status,reason"
 const struct rm_column lat_cols[] = {
