@@ -24,6 +24,7 @@ int cmd_jitter(int argc, char **argv, struct rm_common *c);
 int cmd_run(int argc, char **argv, struct rm_common *c);
 int cmd_compare(int argc, char **argv, struct rm_common *c);
 int cmd_plot(int argc, char **argv, struct rm_common *c);
+int cmd_weights(int argc, char **argv, struct rm_common *c);
 
 /* ---- the machine as the measurements see it (common.c) ---- */
 
