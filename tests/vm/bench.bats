@@ -32,3 +32,20 @@ load helper
 		done
 	done
 }
+
+@test "weights: proposed from a measured matrix, applied to the kernel's files, restored" {
+	local wi=/sys/kernel/mm/mempolicy/weighted_interleave n before after
+	[ -d $wi ] || skip "no weighted interleave in this kernel"
+	before=$(for n in 0 1 2 3; do cat $wi/node$n; done)
+	rm-bench mem --matrix --op triad --size 8M --runs 1 >"$BATS_TEST_TMPDIR/m.rec"
+	run -0 rm-bench weights --input "$BATS_TEST_TMPDIR/m.rec" -o node,from,weight
+	assert_equal "${#lines[@]}" 4
+	run -0 rm-bench weights --input "$BATS_TEST_TMPDIR/m.rec" --apply -o node,weight
+	for n in 0 1 2 3; do
+		assert_line "node=$n weight=$(cat $wi/node$n)"
+	done
+	run -0 rm-bench weights --restore -o node,weight
+	assert_equal "${#lines[@]}" 4
+	after=$(for n in 0 1 2 3; do cat $wi/node$n; done)
+	assert_equal "$after" "$before"
+}
