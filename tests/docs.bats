@@ -778,7 +778,7 @@ cpuset_owners() {
 	bash_complete 'rm-bench compare --ignore=cpu'
 	assert_output "$(printf '%s\n' cpu cpus)"
 	bash_complete 'rm-bench compare --al'
-	assert_output --allow-missing
+	assert_output "$(printf '%s\n' --allow-missing --alpha)"
 	bash_complete 'rm-bench jitter -o dma'
 	assert_output dma_latency_us
 	bash_complete 'rm-bench -o gov'
@@ -1056,7 +1056,7 @@ devices_tree() {
 	assert_equal "$(offered "$all" 'rm-bench lat --pages ')" "$(printf '%s\n' 1G 2M 4K)"
 	assert_equal "$(offered "$all" 'rm-bench mem -o be')" "$(printf '%s\n' bench best)"
 	assert_equal "$(offered "$all" 'rm-bench compare --metric p')" "$(printf '%s\n' p99 p999)"
-	assert_equal "$(offered "$all" 'rm-bench compare --al')" --allow-missing
+	assert_equal "$(offered "$all" 'rm-bench compare --al')" "$(printf '%s\n' --allow-missing --alpha)"
 	assert_equal "$(offered "$all" 'rm-bench jitter --d')" "$(printf '%s\n' --dma-latency --duration)"
 	# --neighbour[=SET]: the next word is not its value
 	assert_equal "$(offered "$all" 'rm-bench mem --neighbour --sto')" --stores

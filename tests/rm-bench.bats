@@ -7,7 +7,7 @@ load cgroup_helper
 
 @test "rm-bench: --help lists the commands, --list-commands names them" {
 	run -0 rm-bench --list-commands
-	assert_output "$(printf '%s\n' run mem lat c2c jitter compare plot)"
+	assert_output "$(printf '%s\n' run mem lat c2c jitter compare weights plot)"
 	run -0 rm-bench --help
 	assert_line --regexp '^  mem +memory bandwidth'
 	assert_line --regexp '^  compare +compare two result files'

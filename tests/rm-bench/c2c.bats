@@ -59,3 +59,14 @@ C=(--iterations 200 --runs 2)
 	usage_error "--iterations times --runs must stay below 10^9" rm-bench c2c \
 		--iterations 100000000 --runs 100
 }
+
+@test "c2c: the defaults are c2clat's sampling, 1000 runs of 100 round trips, the best kept" {
+	run -0 rm-bench c2c --cpus "0,$LAST_CPU" -o pair,runs,iterations
+	assert_line --index 0 "pair=0:$LAST_CPU runs=1000 iterations=100"
+	# the long-run mode is the options
+	run -0 rm-bench c2c --cpus "0,$LAST_CPU" --iterations 20000 --runs 2 -o runs,iterations
+	assert_line --index 0 "runs=2 iterations=20000"
+	run -0 rm-bench c2c --help
+	assert_output --partial 'round trips per run (default: 100)'
+	assert_output --partial 'timed runs per pair (default: 1000)'
+}

@@ -232,7 +232,7 @@ with_value() {
 }
 
 @test "compare: bad input exits 2" {
-	usage_error "give two result files: BASE and NEW" rm-bench compare base.rec
+	usage_error "give two result files or directories: BASE and NEW" rm-bench compare base.rec
 	usage_error "unexpected argument: 'c'" rm-bench compare a b c
 	usage_error "only one of BASE and NEW may be standard input" rm-bench compare - -
 	usage_error "cannot read the results: No such file or directory: 'nope'" rm-bench compare \

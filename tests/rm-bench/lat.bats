@@ -101,3 +101,43 @@ load bench_helper
 	assert_output ''
 	assert_equal "$stderr" "rm-bench: not enough free memory for the working set: '64TiB'"
 }
+
+@test "lat --matrix: a record from each CPU node to each memory node, drawn by plot" {
+	local ncpu=0 nmem=0 n
+	for n in /sys/devices/system/node/node[0-9]*; do
+		[ -n "$(cat "$n/cpulist")" ] && ncpu=$((ncpu + 1))
+		[ "$(awk '/MemTotal/ { print $4 }' "$n/meminfo")" -gt 0 ] && nmem=$((nmem + 1))
+	done
+	run -0 rm-bench lat --matrix --sizes 64K --runs 1
+	assert_records bench
+	assert_equal "${#lines[@]}" $((ncpu * nmem))
+	assert_line --index 0 --regexp '^bench=lat size=64KiB pages=4KiB cpu=[0-9]+ mem_node=[0-9]+ neighbour=- best=[0-9.]+ .* status=ok reason=-$'
+	cd "$BATS_TEST_TMPDIR"
+	printf '%s\n' "$output" >m.rec
+	run -0 rm-bench plot --kind matrix --output m.svg m.rec
+	run -0 grep -c 'Memory latency' m.svg
+	usage_error "--matrix measures every node pair" rm-bench lat --matrix --cpu 0
+	usage_error "--matrix measures every node pair" rm-bench lat --matrix --mem-node 0
+	usage_error "--matrix measures every node pair" rm-bench lat --matrix --neighbour
+}
+
+@test "lat --loaded: the chain idle, then beside a neighbour copying at rising rates" {
+	[ "$NCPUS" -ge 2 ] || skip "needs two CPUs"
+	run -0 rm-bench lat --loaded=idle,100us,0 --sizes 1M --runs 1 -o neighbour,best,neighbour_rate,load_delay
+	assert_equal "${#lines[@]}" 3
+	assert_line --index 0 --regexp '^neighbour=- best=[0-9.]+ neighbour_rate=- load_delay=idle$'
+	assert_line --index 1 --regexp '^neighbour=[0-9,-]+ best=[0-9.]+ neighbour_rate=[0-9.]+ load_delay=100us$'
+	assert_line --index 2 --regexp '^neighbour=[0-9,-]+ best=[0-9.]+ neighbour_rate=[0-9.]+ load_delay=0$'
+	# the pauses lower the neighbour's rate
+	local slow=$(field_of 'load_delay=100us' neighbour_rate) fast=$(field_of 'load_delay=0$' neighbour_rate)
+	awk -v s="$slow" -v f="$fast" 'BEGIN { exit !(s < f) }'
+	# load_delay is shown with --loaded only, and listed as not shown by default
+	run -0 rm-bench lat --sizes 16K --runs 1
+	refute_output --partial load_delay
+	run -0 rm-bench lat --list-columns
+	assert_line --regexp '^column=load_delay type=string default=no '
+	usage_error "--loaded takes up to 64 delays" rm-bench lat --loaded=idle,soon
+	usage_error "--loaded takes up to 64 delays" rm-bench lat --loaded=2s
+	usage_error "--loaded measures one working set" rm-bench lat --loaded --sizes 1M,2M
+	usage_error "--loaded measures one working set" rm-bench lat --loaded --matrix
+}

@@ -158,7 +158,7 @@ print(w, h, len(d) > 8000)
 		rm-bench plot --output x.svg "$PLOT/latency.rec" "$PLOT/matrix.json" "$PLOT/base.rec"
 	usage_error 'give the SVG file with --output FILE' rm-bench plot "$PLOT/latency.rec"
 	usage_error 'give one or more result files' rm-bench plot --output x.svg
-	usage_error "--kind takes latency, matrix or compare: 'bars'" \
+	usage_error "--kind takes latency, matrix, compare or loaded: 'bars'" \
 		rm-bench plot --kind bars --output x.svg "$PLOT/latency.rec"
 	usage_error 'two result files' rm-bench plot --kind compare --output x.svg "$PLOT/base.rec"
 	usage_error 'only one result file may be standard input' rm-bench plot --output x.svg - -
@@ -193,4 +193,22 @@ print(w, h, len(d) > 8000)
 	usage_error "its directory is a symlink" rm-bench plot --output link/x.svg "$PLOT/latency.rec"
 	run -0 ls -A real
 	assert_output ''
+}
+
+@test "plot loaded: lat --loaded's latency against the neighbour's rate, a point per delay" {
+	cd "$BATS_TEST_TMPDIR"
+	cat >loaded.rec <<-'END'
+	bench=lat size=64MiB pages=4KiB cpu=0 mem_node=0 neighbour=- best=90.00 unit=ns runs=1 neighbour_rate=- status=ok reason=- load_delay=idle
+	bench=lat size=64MiB pages=4KiB cpu=0 mem_node=0 neighbour=1-3 best=110.00 unit=ns runs=1 neighbour_rate=12.50 status=ok reason=- load_delay=10us
+	bench=lat size=64MiB pages=4KiB cpu=0 mem_node=0 neighbour=1-3 best=180.00 unit=ns runs=1 neighbour_rate=30.00 status=ok reason=- load_delay=0
+	END
+	run -0 rm-bench plot --output loaded.svg loaded.rec
+	run -0 grep -o '<title>[^<]*' loaded.svg
+	assert_output "$(printf '%s\n' '<title>Loaded latency: memory latency by the bandwidth of the other cores' \
+		'<title>0.00 GB/s beside, 90.00 ns' '<title>12.50 GB/s beside, 110.00 ns' '<title>30.00 GB/s beside, 180.00 ns')"
+	run -0 grep -c 'copy rate (GB/s' loaded.svg
+	# the latency kind leaves them out; a file without them has none to draw
+	usage_error "no latency measurements that ran" rm-bench plot --kind latency --output x.svg loaded.rec
+	grep -v load_delay=0 loaded.rec | sed 's/ load_delay=[a-z0-9]*//' >plain.rec
+	usage_error "no loaded latency measurements" rm-bench plot --kind loaded --output x.svg plain.rec
 }

@@ -563,13 +563,20 @@ void region_nodes(const struct region *r, hwloc_bitmap_t nodes)
 bool bench_parse(const struct argp *argp, int argc, char **argv, struct rm_common *c,
 		 void *input, const struct rm_column *cols, size_t ncols)
 {
+	return bench_parse_defaults(argp, argc, argv, c, input, cols, ncols, NULL);
+}
+
+bool bench_parse_defaults(const struct argp *argp, int argc, char **argv, struct rm_common *c,
+			  void *input, const struct rm_column *cols, size_t ncols,
+			  const char *defaults)
+{
 	rm_parse_command(argp, argc, argv, c, input, RM_PARSE_NO_INPUT);
 	if (!c->out.list_columns) {
 		/* a bad -o is refused before minutes of measuring, not after */
-		rm_out_check(&c->out, cols, ncols, NULL);
+		rm_out_check(&c->out, cols, ncols, defaults);
 		return false;
 	}
-	rm_out_list_columns(&c->out, cols, ncols, NULL);
+	rm_out_list_columns(&c->out, cols, ncols, defaults);
 	return true;
 }
 

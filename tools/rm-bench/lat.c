@@ -20,8 +20,12 @@
 enum {
 	L_BENCH, L_SIZE, L_PAGES, L_CPU, L_MEM_NODE, L_NEIGHBOUR, L_BEST, L_MEDIAN, L_MIN, L_MAX, L_UNIT,
 	L_RUNS, L_SPREAD, L_LOADS, L_RAN_ON, L_MEM_ON, L_NEIGHBOUR_RATE, L_LLC_OCCUPANCY, L_STATUS,
-	L_REASON,
+	L_REASON, L_LOAD_DELAY,
 };
+/* The columns shown by default: all but load_delay (the last, which run leaves out), which
+ * --loaded adds. */
+#define LAT_DEFAULTS "bench,size,pages,cpu,mem_node,neighbour,best,median,min,max,unit,runs," \
+	"spread,loads,ran_on,mem_on,neighbour_rate,llc_occupancy,status,reason"
 const struct rm_column lat_cols[] = {
 	[L_BENCH] = { "bench", RM_COL_STRING, "the measurement: lat" },
 	[L_SIZE] = { "size", RM_COL_SIZE, "the working set: the pointer chain's memory" },
@@ -45,6 +49,8 @@ const struct rm_column lat_cols[] = {
 			      "L3 the chain held after the runs (resctrl llc_occupancy)" },
 	[L_STATUS] = { "status", RM_COL_STRING, "ok, or skipped" },
 	[L_REASON] = { "reason", RM_COL_STRING, "why it was skipped" },
+	[L_LOAD_DELAY] = { "load_delay", RM_COL_STRING,
+			   "--loaded: the neighbour's pause after each 256KiB it copies" },
 };
 const size_t lat_ncols = ARRAY_SIZE(lat_cols);
 
@@ -202,6 +208,14 @@ static void lat_record(struct rm_out *out, const struct lat_one *o)
 		beside_fields(out, &o->beside, L_NEIGHBOUR_RATE, L_LLC_OCCUPANCY, -1, -1);
 		rm_out_str(out, L_STATUS, "ok");
 	}
+	if (o->p->loaded) {
+		char *d = !o->p->neighbour ? xstrdup("idle") : !o->p->load_delay ? xstrdup("0") :
+			  o->p->load_delay % 1000 ? xasprintf("%" PRIu64 "ns", o->p->load_delay) :
+			  xasprintf("%" PRIu64 "us", o->p->load_delay / 1000);
+
+		rm_out_str(out, L_LOAD_DELAY, d);
+		free(d);
+	}
 	rm_out_end(out);
 }
 
@@ -225,6 +239,8 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 			o.mem_on = hwloc_bitmap_alloc();
 			/* a monitoring group each: no lines of the last chain are counted */
 			beside_start(b, &o.beside, p->mon, p->neighbour, p->mem_node);
+			if (p->load_delay > 0)
+				atomic_store(&o.beside.nb.delay, (uint64_t)p->load_delay);
 			bench_thread(&tid, lat_thread, &o);
 			pthread_join(tid, NULL);
 			beside_stop(&o.beside);
@@ -244,14 +260,22 @@ void lat_measure(const struct bench *b, const struct lat_params *p, struct rm_ou
 
 enum {
 	OPT_CPU = 0x200, OPT_NODE, OPT_MEM_NODE, OPT_SIZES, OPT_SWEEP, OPT_SWEEP_TO, OPT_PAGES,
-	OPT_RUNS, OPT_NEIGHBOUR,
+	OPT_RUNS, OPT_NEIGHBOUR, OPT_MATRIX, OPT_LOADED,
 };
+
+/* The loaded-latency delays by default: no neighbour, then rising loads to flat out. */
+#define LOADED_DEFAULT "idle,200us,100us,50us,20us,10us,5us,2us,1us,0"
+enum { MAX_DELAYS = 64 };
 
 struct lat_args {
 	const char *cpu, *node, *mem_node;
 	uint64_t *sizes, *pages;
 	size_t nsizes, npages;
-	bool sweep;
+	bool sweep, matrix;
+	const char *loaded;   /* --loaded's list, or NULL */
+	uint64_t delays[MAX_DELAYS];
+	bool idle[MAX_DELAYS];
+	size_t ndelays;
 	uint64_t sweep_to;
 	int runs;
 	const char *neighbour; /* "" without a SET */
@@ -272,6 +296,13 @@ static const struct argp_option lat_options[] = {
 	{ "sweep-to", OPT_SWEEP_TO, "SIZE", 0, "sweep from 4KiB to SIZE", 0 },
 	{ "pages", OPT_PAGES, "LIST", 0, "page sizes among 4K,2M,1G (default: 4K)", 0 },
 	{ "runs", OPT_RUNS, "N", 0, "timed runs after the warm-up (default: 5)", 0 },
+	{ "matrix", OPT_MATRIX, NULL, 0,
+	  "the idle latency matrix: from the first allowed CPU of each node to the memory of "
+	  "each node, memory-only nodes included (default size: 4 x L3)", 0 },
+	{ "loaded", OPT_LOADED, "DELAYS", OPTION_ARG_OPTIONAL,
+	  "loaded latency: the chain followed while the other cores (--neighbour=SET) copy "
+	  "memory, pausing DELAYS after each 256KiB, a comma list from idle (no neighbour) to 0 "
+	  "(flat out) (default: " LOADED_DEFAULT ")", 0 },
 	{ "neighbour", OPT_NEIGHBOUR, "SET", OPTION_ARG_OPTIONAL,
 	  "copy memory on the CPUs of SET meanwhile (default: the allowed CPUs outside the "
 	  "measured core), as a noisy neighbour does", 0 },
@@ -311,6 +342,33 @@ static error_t lat_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NEIGHBOUR:
 		a->neighbour = arg ? arg : "";
 		break;
+	case OPT_MATRIX:
+		a->matrix = true;
+		break;
+	case OPT_LOADED:
+		a->loaded = arg ? arg : LOADED_DEFAULT;
+		a->ndelays = 0;
+		for (const char *q = a->loaded; *q;) {
+			size_t l = strcspn(q, ",");
+			char *w = xasprintf("%.*s", (int)l, q);
+			bool ok = a->ndelays < MAX_DELAYS;
+
+			if (ok && !strcmp(w, "idle"))
+				a->idle[a->ndelays] = true, a->delays[a->ndelays] = 0;
+			else if (ok && !strcmp(w, "0"))
+				a->idle[a->ndelays] = false, a->delays[a->ndelays] = 0;
+			else
+				ok = ok && parse_duration(w, &a->delays[a->ndelays]) == 0 &&
+				     a->delays[a->ndelays] <= 1000000000ULL &&
+				     !(a->idle[a->ndelays] = false);
+			free(w);
+			if (!ok || !l)
+				argp_error(state, "--loaded takes up to 64 delays such as "
+					   "idle,10us,0 (at most 1s each): '%s'", a->loaded);
+			a->ndelays++;
+			q += l + (q[l] == ',');
+		}
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: '%s'", arg);
 		break;
@@ -319,11 +377,77 @@ static error_t lat_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--cpu and --node exclude each other");
 		if (a->sweep && a->sizes)
 			argp_error(state, "--sizes and --sweep exclude each other");
+		if (a->loaded && (a->matrix || a->sweep || a->nsizes > 1))
+			argp_error(state, "--loaded measures one working set: no --matrix, --sweep "
+				   "or more than one of --sizes");
+		if (a->matrix && (a->cpu || a->node || a->mem_node || a->sweep || a->neighbour))
+			argp_error(state, "--matrix measures every node pair: no --cpu, --node, "
+				   "--mem-node, --sweep or --neighbour");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+/* Exit 3 when the largest working set of P does not fit in the free memory of its node. */
+static void check_free(const struct bench *b, const struct lat_params *p)
+{
+	uint64_t largest = 0, have = bench_node_free(b, p->mem_node >= 0 ? p->mem_node :
+						     bench_local_mem_node(b, p->cpu));
+
+	for (size_t i = 0; i < p->nsizes; i++)
+		if (p->sizes[i] > largest)
+			largest = p->sizes[i];
+	if (have && largest > have - have / 10) {
+		char *s = rm_size_format(largest);
+
+		rm_warnx("not enough free memory for the working set: '%s'", s);
+		free(s);
+		exit(RM_EXIT_NORESOURCE);
+	}
+}
+
+/* The matrix: P's sizes (none: 4 x L3 of each CPU) from the first allowed CPU of each node
+ * with CPUs to each node with memory; every pair checked for room before any is measured. */
+static void lat_matrix(const struct bench *b, struct lat_params *p, struct rm_out *out)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	bool own = !p->nsizes;
+	unsigned from, to;
+
+	for (int pass = 0; pass < 2; pass++) {
+		hwloc_bitmap_foreach_begin(from, b->nodes) {
+			bench_node_cpus(b, (int)from, set);
+			if (hwloc_bitmap_iszero(set))
+				continue;
+			p->cpu = hwloc_bitmap_first(set);
+			if (own) {
+				uint64_t *sizes;
+				size_t n = lat_default_sizes(b, p->cpu, &sizes);
+
+				free(p->sizes);
+				p->sizes = xmalloc(sizeof(*p->sizes));
+				p->sizes[0] = sizes[n - 1];
+				p->nsizes = 1;
+				free(sizes);
+			}
+			hwloc_bitmap_foreach_begin(to, b->mem_nodes) {
+				p->mem_node = (int)to;
+				if (pass)
+					lat_measure(b, p, out);
+				else
+					check_free(b, p);
+			}
+			hwloc_bitmap_foreach_end();
+		}
+		hwloc_bitmap_foreach_end();
+	}
+	if (own) {
+		free(p->sizes);
+		p->sizes = NULL;
+	}
+	hwloc_bitmap_free(set);
 }
 
 /* 4 KiB to MAX, at 1, 1.25, 1.5 and 1.75 times each power of two. */
@@ -356,7 +480,7 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 	struct bench b;
 	int near_mem = -1;
 
-	if (bench_parse(&argp, argc, argv, c, &a, lat_cols, lat_ncols)) {
+	if (bench_parse_defaults(&argp, argc, argv, c, &a, lat_cols, lat_ncols, LAT_DEFAULTS)) {
 		free(a.sizes);
 		free(a.pages);
 		return RM_EXIT_SUCCESS;
@@ -382,9 +506,9 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 			bench_near_cpus(&b, p.mem_node, set);
 	}
 	p.cpu = hwloc_bitmap_first(set);
-	if (a.neighbour) {
+	if (a.neighbour || a.loaded) {
 		hwloc_bitmap_only(set, (unsigned)p.cpu);
-		p.neighbour = neighbour_cpus(&b, a.neighbour, set);
+		p.neighbour = neighbour_cpus(&b, a.neighbour ? a.neighbour : "", set);
 	}
 	hwloc_bitmap_free(set);
 	if (!a.npages) {
@@ -400,33 +524,37 @@ int cmd_lat(int argc, char **argv, struct rm_common *c)
 		if (!a.nsizes)
 			rm_usage_errx("--sweep-to: smaller than the first size, 4KiB: '%" PRIu64 "'",
 				      a.sweep_to);
-	} else if (!a.nsizes) {
+	} else if (!a.nsizes && !a.matrix) {
 		a.nsizes = lat_default_sizes(&b, p.cpu, &a.sizes);
+		if (a.loaded) /* memory: the last of them */
+			a.sizes[0] = a.sizes[a.nsizes - 1], a.nsizes = 1;
 	}
 	p.sizes = a.sizes;
 	p.nsizes = a.nsizes;
 	p.pages = a.pages;
 	p.npages = a.npages;
 	p.runs = a.runs;
-	{
-		uint64_t largest = 0, have = bench_node_free(&b, p.mem_node >= 0 ? p.mem_node :
-							     bench_local_mem_node(&b, p.cpu));
-
-		for (size_t i = 0; i < p.nsizes; i++)
-			if (p.sizes[i] > largest)
-				largest = p.sizes[i];
-		if (have && largest > have - have / 10) {
-			char *s = rm_size_format(largest);
-
-			rm_warnx("not enough free memory for the working set: '%s'", s);
-			free(s);
-			exit(RM_EXIT_NORESOURCE);
-		}
-	}
+	if (!a.matrix)
+		check_free(&b, &p);
 
 	p.mon = bench_mon_open();
-	out = rm_out_new(&c->out, "lat", lat_cols, lat_ncols, NULL, true);
-	lat_measure(&b, &p, out);
+	out = rm_out_new(&c->out, "lat", lat_cols, lat_ncols,
+			 a.loaded ? NULL : LAT_DEFAULTS, true);
+	if (a.matrix) {
+		lat_matrix(&b, &p, out);
+	} else if (a.loaded) {
+		hwloc_bitmap_t nb = p.neighbour;
+
+		p.loaded = true;
+		for (size_t i = 0; i < a.ndelays; i++) {
+			p.neighbour = a.idle[i] ? NULL : nb;
+			p.load_delay = a.delays[i];
+			lat_measure(&b, &p, out);
+		}
+		p.neighbour = nb;
+	} else {
+		lat_measure(&b, &p, out);
+	}
 	rm_out_close(out);
 	rm_out_flush();
 	free(a.sizes);

@@ -55,6 +55,13 @@ static void *hog_main(void *arg)
 			copy(a + j, NULL, c + j, chunk, 0);
 			/* STREAM's count for copy: one array read, one written */
 			atomic_fetch_add_explicit(&nb->bytes, 2 * CHUNK, memory_order_relaxed);
+			/* a lighter load (loaded latency): the core stays busy, as MLC's
+			 * injection delay keeps it, but sends no traffic for a while */
+			uint64_t d = atomic_load_explicit(&nb->delay, memory_order_relaxed);
+
+			for (uint64_t until = d ? bench_now() + d : 0; bench_now() < until &&
+			     !atomic_load_explicit(&nb->stop, memory_order_relaxed);)
+				;
 		}
 	region_unmap(&r);
 	return NULL;
@@ -104,6 +111,7 @@ void neighbour_start(const struct bench *b, struct neighbour *nb, hwloc_const_bi
 	atomic_init(&nb->ready, 0);
 	atomic_init(&nb->failed, 0);
 	atomic_init(&nb->bytes, 0);
+	atomic_init(&nb->delay, 0);
 	hwloc_bitmap_foreach_begin(cpu, cpus) {
 		struct hog *h = &nb->hogs[i++];
 

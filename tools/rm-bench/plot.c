@@ -21,8 +21,8 @@
  * does here. The text is XML-escaped by rm_xml_text (libcommon/xmltext.c).
  */
 
-enum plot_kind { KIND_NONE, KIND_LATENCY, KIND_MATRIX, KIND_COMPARE };
-static const char *const kind_names[] = { "", "latency", "matrix", "compare" };
+enum plot_kind { KIND_NONE, KIND_LATENCY, KIND_MATRIX, KIND_COMPARE, KIND_LOADED };
+static const char *const kind_names[] = { "", "latency", "matrix", "compare", "loaded" };
 
 enum { OPT_KIND = 0x200, OPT_OUTPUT, OPT_THRESHOLD };
 
@@ -36,7 +36,7 @@ struct plot_args {
 
 static const struct argp_option plot_options[] = {
 	{ "kind", OPT_KIND, "KIND", 0,
-	  "latency, matrix or compare (default: what the results hold)", 0 },
+	  "latency, matrix, compare or loaded (default: what the results hold)", 0 },
 	{ "output", OPT_OUTPUT, "FILE", 0, "the SVG file to write, - for standard output", 0 },
 	{ "threshold", OPT_THRESHOLD, "PCT", 0,
 	  "compare: the smallest change reported as one (default: 5%)", 0 },
@@ -51,11 +51,11 @@ static error_t plot_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_KIND:
 		a->kind = KIND_NONE;
-		for (int k = KIND_LATENCY; k <= KIND_COMPARE; k++)
+		for (int k = KIND_LATENCY; k <= KIND_LOADED; k++)
 			if (!strcmp(arg, kind_names[k]))
 				a->kind = (enum plot_kind)k;
 		if (a->kind == KIND_NONE)
-			argp_error(state, "--kind takes latency, matrix or compare: '%s'", arg);
+			argp_error(state, "--kind takes latency, matrix, compare or loaded: '%s'", arg);
 		break;
 	case OPT_OUTPUT:
 		if (!*arg)
@@ -190,6 +190,7 @@ static bool is_bench(const struct rm_record *rec, const char *name)
 struct point {
 	uint64_t size;
 	double ns;
+	double rate; /* loaded latency: the neighbour's GB/s, 0 when idle */
 };
 
 struct series {
@@ -203,13 +204,27 @@ struct latency {
 	struct series *s;
 	size_t n;
 	uint64_t cache[3]; /* L1d, L2, L3 of the machine; 0: unknown */
+	bool loaded;       /* loaded latency (lat --loaded): by the neighbour's rate */
 };
 
 static int cmp_point(const void *a, const void *b)
 {
 	const struct point *x = a, *y = b;
 
-	return (x->size > y->size) - (x->size < y->size);
+	if (x->size != y->size)
+		return (x->size > y->size) - (x->size < y->size);
+	return (x->rate > y->rate) - (x->rate < y->rate);
+}
+
+/* A record of lat --loaded: its load_delay, and the neighbour's rate into *RATE (0: idle). */
+static bool loaded_point(const struct rm_record *rec, double *rate)
+{
+	const char *d = rm_record_get(rec, "load_delay"), *r = rm_record_get(rec, "neighbour_rate");
+
+	if (!d || !strcmp(d, "-"))
+		return false;
+	*rate = r && strcmp(r, "-") ? strtod(r, NULL) : 0;
+	return isfinite(*rate) && *rate >= 0;
 }
 
 static int cmp_series(const void *a, const void *b)
@@ -244,6 +259,9 @@ static void latency_collect(struct latency *l, const struct results *rs, size_t 
 			if (!is_bench(rec, "lat") || !size_field(rec, "size", &pt.size) ||
 			    !best_field(rec, &pt.ns))
 				continue;
+			pt.rate = 0;
+			if (l->loaded != loaded_point(rec, &pt.rate))
+				continue;
 			size_field(rec, "pages", &page);
 			int_field(rec, "cpu", &cpu);
 			int_field(rec, "mem_node", &node);
@@ -256,7 +274,7 @@ static void latency_collect(struct latency *l, const struct results *rs, size_t 
 				*s = (struct series){ page, cpu, node, NULL, 0 };
 			}
 			for (size_t k = 0; k < s->n && !dup; k++)
-				dup = s->p[k].size == pt.size; /* the first file's */
+				dup = s->p[k].size == pt.size && s->p[k].rate == pt.rate; /* the first file's */
 			if (dup)
 				continue;
 			s->p = xrealloc(s->p, (s->n + 1) * sizeof(*s->p));
@@ -302,24 +320,34 @@ static void latency_svg(FILE *f, const struct latency *l)
 	size_t nmark = 0;
 	char attrs[96];
 
+	double rmax = 0, xstep = 1;
+
 	for (size_t k = 0; k < l->n; k++)
 		for (size_t i = 0; i < l->s[k].n; i++) {
 			lo = l->s[k].p[i].size < lo ? l->s[k].p[i].size : lo;
 			hi = l->s[k].p[i].size > hi ? l->s[k].p[i].size : hi;
 			ymax = fmax(ymax, l->s[k].p[i].ns);
+			rmax = fmax(rmax, l->s[k].p[i].rate);
 		}
 	x0 = floor(log2((double)lo));
 	x1 = ceil(log2((double)hi));
 	if (x1 - x0 < 2)
 		x0 -= 1, x1 += 1;
+	if (l->loaded) { /* linear, in GB/s from 0 */
+		xstep = nice_step(rmax > 0 ? rmax : 1, 6);
+		x0 = 0;
+		x1 = ceil((rmax > 0 ? rmax : 1) * 1.05 / xstep) * xstep;
+	}
 	if (ymax <= 0)
 		ymax = 1;
 	ystep = nice_step(ymax, 5);
 	ytop = ceil(ymax * 1.05 / ystep) * ystep;
 #define PX(v) (L + (log2((double)(v)) - x0) / (x1 - x0) * pw)
+#define PXR(pt) (l->loaded ? L + (pt).rate / x1 * pw : PX((pt).size))
 #define PY(v) (T + ph - (v) / ytop * ph)
 
-	svg_begin(f, W, H, "Memory latency by working-set size");
+	svg_begin(f, W, H, l->loaded ? "Loaded latency: memory latency by the bandwidth of "
+		  "the other cores" : "Memory latency by working-set size");
 	/* grid and tick labels */
 	fputs("<g class=\"axes\" stroke=\"#888\" stroke-width=\"1\">\n", f);
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, T + ph, L + pw,
@@ -327,7 +355,14 @@ static void latency_svg(FILE *f, const struct latency *l)
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, T, L, T + ph);
 	fputs("</g>\n", f);
 	every = (int)ceil((x1 - x0) / 12);
-	for (double e = x0; e <= x1; e += every) {
+	for (double v = 0; l->loaded && v <= x1 + xstep / 2; v += xstep) {
+		double x = L + v / x1 * pw;
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+			x, T, x, T + ph);
+		svg_text(f, x, T + ph + 18, "text-anchor=\"middle\" class=\"xtick\"", "%g", v);
+	}
+	for (double e = x0; !l->loaded && e <= x1; e += every) {
 		double x = L + (e - x0) / (x1 - x0) * pw;
 		char *label = rm_size_format((uint64_t)1 << (int)e);
 
@@ -341,7 +376,8 @@ static void latency_svg(FILE *f, const struct latency *l)
 			L, PY(v), L + pw, PY(v));
 		svg_text(f, L - 8, PY(v) + 4, "text-anchor=\"end\" class=\"ytick\"", "%g", v);
 	}
-	svg_text(f, L + pw / 2, H - 22, "text-anchor=\"middle\"",
+	svg_text(f, L + pw / 2, H - 22, "text-anchor=\"middle\"", "%s", l->loaded ?
+		 "the other cores' copy rate (GB/s, STREAM's count)" :
 		 "working set (bytes, log2 scale)");
 	snprintf(attrs, sizeof(attrs), "text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\"",
 		 T + ph / 2);
@@ -352,7 +388,7 @@ static void latency_svg(FILE *f, const struct latency *l)
 		char *size;
 		double x;
 
-		if (!l->cache[k] || log2((double)l->cache[k]) < x0 ||
+		if (l->loaded || !l->cache[k] || log2((double)l->cache[k]) < x0 ||
 		    log2((double)l->cache[k]) > x1)
 			continue;
 		x = PX(l->cache[k]);
@@ -372,14 +408,17 @@ static void latency_svg(FILE *f, const struct latency *l)
 		fprintf(f, "<g class=\"series\" stroke=\"%s\" fill=\"%s\">\n", colour, colour);
 		fputs("<polyline class=\"line\" fill=\"none\" stroke-width=\"2\" points=\"", f);
 		for (size_t i = 0; i < s->n; i++)
-			fprintf(f, "%s%.1f,%.1f", i ? " " : "", PX(s->p[i].size), PY(s->p[i].ns));
+			fprintf(f, "%s%.1f,%.1f", i ? " " : "", PXR(s->p[i]), PY(s->p[i].ns));
 		fputs("\"/>\n", f);
 		for (size_t i = 0; i < s->n; i++) {
 			char *size = rm_size_format(s->p[i].size);
 
 			fprintf(f, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\">"
-				"<title>", PX(s->p[i].size), PY(s->p[i].ns));
-			fprintf(f, "%s, %.2f ns", size, s->p[i].ns);
+				"<title>", PXR(s->p[i]), PY(s->p[i].ns));
+			if (l->loaded)
+				fprintf(f, "%.2f GB/s beside, %.2f ns", s->p[i].rate, s->p[i].ns);
+			else
+				fprintf(f, "%s, %.2f ns", size, s->p[i].ns);
 			fputs("</title></circle>\n", f);
 			free(size);
 		}
@@ -393,6 +432,7 @@ static void latency_svg(FILE *f, const struct latency *l)
 	}
 	svg_end(f);
 #undef PX
+#undef PXR
 #undef PY
 }
 
@@ -837,8 +877,9 @@ int cmd_plot(int argc, char **argv, struct rm_common *c)
 		"picture. latency: latency by working-set size, a line per page size, the caches "
 		"marked; matrix: bandwidth and latency from the CPUs of each NUMA node to the "
 		"memory of each, as heat maps; compare: BASE and NEW as compare decides them, a bar "
-		"per change with its noise band. Without --kind, two files are compared and one "
-		"is drawn as what it holds.",
+		"per change with its noise band; loaded: lat --loaded's latency by the other cores' "
+		"bandwidth. Without --kind, two files are compared and one is drawn as what it "
+		"holds.",
 		NULL, NULL, NULL
 	};
 	struct plot_args a = { .threshold = 5 };
@@ -855,6 +896,14 @@ int cmd_plot(int argc, char **argv, struct rm_common *c)
 	for (size_t i = 0; i < nrs; i++) {
 		rs[i].file = a.files[i];
 		read_results(&rs[i], NULL);
+	}
+	if (a.kind == KIND_NONE) {
+		struct latency l = { .loaded = true };
+
+		latency_collect(&l, rs, nrs);
+		if (l.n && nrs != 2)
+			a.kind = KIND_LOADED;
+		latency_free(&l);
 	}
 	if (a.kind == KIND_NONE) {
 		bool sizes = has_sizes(rs, nrs), pairs = has_pairs(rs, nrs);
@@ -875,8 +924,8 @@ int cmd_plot(int argc, char **argv, struct rm_common *c)
 	f = open_memstream(&buf, &len);
 	if (!f)
 		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
-	if (a.kind == KIND_LATENCY) {
-		struct latency l = { 0 };
+	if (a.kind == KIND_LATENCY || a.kind == KIND_LOADED) {
+		struct latency l = { .loaded = a.kind == KIND_LOADED };
 
 		latency_collect(&l, rs, nrs);
 		if (!l.n) {
@@ -884,7 +933,9 @@ int cmd_plot(int argc, char **argv, struct rm_common *c)
 			fclose(f);
 			free(buf);
 			free_all(rs, nrs, &a);
-			rm_usage_errx("no latency measurements that ran (bench=lat status=ok) to draw");
+			rm_usage_errx(l.loaded ? "no loaded latency measurements (lat --loaded) to draw"
+					       : "no latency measurements that ran (bench=lat status=ok) "
+						 "to draw");
 		}
 		latency_svg(f, &l);
 		latency_free(&l);

@@ -12,6 +12,7 @@ static const struct rm_command commands[] = {
 	{ "c2c", cmd_c2c, "core-to-core cache-line round trips" },
 	{ "jitter", cmd_jitter, "wake-up latency of timer sleeps, as cyclictest" },
 	{ "compare", cmd_compare, "compare two result files; exit 1 on a regression" },
+	{ "weights", cmd_weights, "weighted-interleave weights from measured bandwidth; set them" },
 	{ "plot", cmd_plot, "draw result files as SVG: latency, NUMA matrices, compare" },
 	{ NULL, NULL, NULL },
 };

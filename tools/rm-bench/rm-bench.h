@@ -24,6 +24,7 @@ int cmd_jitter(int argc, char **argv, struct rm_common *c);
 int cmd_run(int argc, char **argv, struct rm_common *c);
 int cmd_compare(int argc, char **argv, struct rm_common *c);
 int cmd_plot(int argc, char **argv, struct rm_common *c);
+int cmd_weights(int argc, char **argv, struct rm_common *c);
 
 /* ---- the machine as the measurements see it (common.c) ---- */
 
@@ -166,6 +167,7 @@ struct neighbour {
 	atomic_bool stop;
 	atomic_int ready, failed;
 	_Atomic uint64_t bytes; /* moved so far, STREAM's count */
+	_Atomic uint64_t delay; /* ns each thread waits, busy, after each chunk: 0 flat out */
 };
 /* The neighbour's CPUs for --neighbour[=ARG] beside a measurement of CPUS; exits 2 when
  * there are none or they share one with CPUS. */
@@ -211,6 +213,14 @@ double stat_median(double *v, size_t n);
 /* The Q quantile (0..1) of sorted V, by linear interpolation between ranks. */
 double stat_quantile(const double *sorted, size_t n, double q);
 int cmp_double(const void *a, const void *b);
+/* Up to this many values in all, stat_mann_whitney_less is exact; above, approximated. */
+enum { STAT_EXACT_MAX = 40 };
+/* The one-sided p-value of the Mann-Whitney U (Wilcoxon rank-sum) test that X (NX values) is
+ * stochastically smaller than Y (NY): the probability, were both drawn from one distribution,
+ * of a rank sum of X this low or lower. Ties take mid-ranks. Exact (the permutation
+ * distribution of the tied ranks) up to STAT_EXACT_MAX values, else the normal approximation
+ * with tie and continuity corrections. 1 when either is empty. */
+double stat_mann_whitney_less(const double *x, size_t nx, const double *y, size_t ny);
 
 /* The columns of the figures in a measurement record, from its best on. */
 enum { FIG_BEST, FIG_MEDIAN, FIG_MIN, FIG_MAX, FIG_UNIT, FIG_RUNS, FIG_SPREAD };
@@ -224,6 +234,10 @@ void out_figures(struct rm_out *out, int col, const struct summary *s, int decim
 struct argp;
 bool bench_parse(const struct argp *argp, int argc, char **argv, struct rm_common *c,
 		 void *input, const struct rm_column *cols, size_t ncols);
+/* The same for a listing that shows DEFAULTS (a comma list; NULL: all) unless -o says. */
+bool bench_parse_defaults(const struct argp *argp, int argc, char **argv, struct rm_common *c,
+			  void *input, const struct rm_column *cols, size_t ncols,
+			  const char *defaults);
 /* A listing other than the command's main one: every column, -o not applied. */
 struct rm_out *bench_listing(const struct rm_outopts *opts, const char *name,
 			     const struct rm_column *cols, size_t ncols);
@@ -282,6 +296,8 @@ struct lat_params {
 	int runs;
 	hwloc_bitmap_t neighbour; /* CPUs of a noisy neighbour during the runs; NULL: none */
 	struct bench_mon *mon;   /* resctrl's counters beside the runs; NULL: none */
+	bool loaded;             /* --loaded: load_delay in the records */
+	uint64_t load_delay;     /* the neighbour's delay (struct neighbour), ns */
 };
 extern const struct rm_column lat_cols[];
 extern const size_t lat_ncols;

@@ -312,7 +312,7 @@ int cmd_run(int argc, char **argv, struct rm_common *c)
 			if (bench_has_page(&b, huge[i]))
 				pages[p.npages++] = huge[i];
 		p.nsizes = lat_default_sizes(&b, cpu, &p.sizes);
-		out = bench_listing(&c->out, "lat", lat_cols, lat_ncols);
+		out = bench_listing(&c->out, "lat", lat_cols, lat_ncols - 1); /* no load_delay */
 		lat_measure(&b, &p, out);
 		rm_out_close(out);
 		free(p.sizes);

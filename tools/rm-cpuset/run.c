@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "iolimit.h"
 #include "numalib.h"
 #include "rm-cpuset.h"
+#include "sysfs.h"
 #include "xalloc.h"
 
 /* As env(1) and nice(1): the tool failed, the command cannot run, the command was not found. */
@@ -88,16 +90,100 @@ static void policy_parse(struct argp_state *state, struct run_policy *p, int key
 
 /* The policy's nodes must be among MEMS, the nodes the command may use; exit 2 otherwise, before
  * anything is committed. */
+static void weights_check(const struct run_policy *p);
+
 static void policy_check(const struct run_policy *p, hwloc_const_bitmap_t mems, const char *whose)
 {
 	char *nodes, *have;
 
+	if (p->nodes && hwloc_bitmap_isincluded(p->nodes, mems) &&
+	    p->mode == MPOL_WEIGHTED_INTERLEAVE)
+		weights_check(p);
 	if (!p->nodes || hwloc_bitmap_isincluded(p->nodes, mems))
 		return;
 	nodes = rm_cpulist_format(p->nodes);
 	have = rm_cpulist_format(mems);
 	rm_usage_errx("%s: NUMA nodes '%s' are not all among %s memory nodes '%s'", p->option,
 		      nodes, whose, have);
+}
+
+/* The CPU node whose weights (rm-bench weights, by default) node N's weight is relative to:
+ * N itself when it has CPUs, else the nearest node with CPUs (sysfs distance, ties to the lowest
+ * id); -1 when unknown. */
+static int weight_home(int n)
+{
+	hwloc_bitmap_t online = hwloc_bitmap_alloc(), cpus = hwloc_bitmap_alloc();
+	char path[64], *dist;
+	int home = -1, best = 0;
+	unsigned m;
+
+	snprintf(path, sizeof(path), "sys/devices/system/node/node%d/distance", n);
+	dist = rm_sysfs_read(NULL, path);
+	if (dist && !rm_sysfs_read_set(NULL, "sys/devices/system/node/online", online)) {
+		char *p = dist;
+
+		/* the distances are in the order of the online nodes */
+		hwloc_bitmap_foreach_begin(m, online) {
+			char *end;
+			long d = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			p = end;
+			snprintf(path, sizeof(path), "sys/devices/system/node/node%u/cpulist", m);
+			if (rm_sysfs_read_set(NULL, path, cpus) || hwloc_bitmap_iszero(cpus))
+				continue;
+			if (home < 0 || d < best || (int)m == n)
+				home = (int)m, best = (int)d;
+			if ((int)m == n)
+				break;
+		}
+		hwloc_bitmap_foreach_end();
+	}
+	free(dist);
+	hwloc_bitmap_free(online);
+	hwloc_bitmap_free(cpus);
+	return home;
+}
+
+/* Warn when the kernel's global weights do not fit the nodes of --weighted-interleave: they are
+ * relative to different CPU nodes (as rm-bench weights proposes them by default), or flat while
+ * HMAT gives the nodes different bandwidths. */
+static void weights_check(const struct run_policy *p)
+{
+	char path[128], *list = rm_cpulist_format(p->nodes);
+	uint64_t w, w0 = 0, bw, bmin = UINT64_MAX, bmax = 0;
+	int home0 = -2;
+	bool flat = true, mixed = false, hmat = true;
+	unsigned n;
+
+	hwloc_bitmap_foreach_begin(n, p->nodes) {
+		int home = weight_home((int)n);
+
+		snprintf(path, sizeof(path), "sys/kernel/mm/mempolicy/weighted_interleave/node%u", n);
+		if (rm_sysfs_read_u64(NULL, path, &w))
+			w = 0;
+		flat = flat && (w0 == 0 || w == w0);
+		w0 = w0 ? w0 : w;
+		mixed = mixed || (home0 != -2 && home != home0);
+		home0 = home;
+		snprintf(path, sizeof(path),
+			 "sys/devices/system/node/node%u/access0/initiators/read_bandwidth", n);
+		if (rm_sysfs_read_u64(NULL, path, &bw) || !bw)
+			hmat = false;
+		else
+			bmin = bw < bmin ? bw : bmin, bmax = bw > bmax ? bw : bmax;
+	}
+	hwloc_bitmap_foreach_end();
+	if (mixed)
+		rm_warnx("--weighted-interleave: the kernel's weights of nodes '%s' are relative to "
+			 "different CPU nodes (rm-bench weights --from NODES proposes weights for "
+			 "this set)", list);
+	else if (flat && hmat && bmax > bmin)
+		rm_warnx("--weighted-interleave: nodes '%s' have equal weights but HMAT gives them "
+			 "%" PRIu64 " to %" PRIu64 " MB/s (rm-bench weights proposes weights)", list,
+			 bmin, bmax);
+	free(list);
 }
 
 static error_t run_parse(int key, char *arg, struct argp_state *state)
