@@ -18,6 +18,7 @@
 #include "atomicfile.h"
 #include "cpulist.h"
 #include "irq.h"
+#include "irqbalance.h"
 #include "kernfs.h"
 #include "process.h"
 #include "quiet.h"
@@ -63,6 +64,9 @@ struct sync {
 	size_t ndone;
 	struct rm_quiet_result *res;
 	char *warn;                /* restore failures, one per line */
+	int irqbalance;            /* its pid, 0 when none runs */
+	hwloc_bitmap_t was_quiet;  /* the journal's quiet CPUs before this sync */
+	bool told;                 /* irqbalance took the banned CPUs through its socket */
 };
 
 static void add_next(struct sync *s, struct rm_record *r)
@@ -488,21 +492,51 @@ static int put_text(const char *file, const char *text)
 	return rc;
 }
 
-/* irqbalance reads its banned CPUs once, at start, from IRQBALANCE_BANNED_CPULIST; that list
- * replaces the isolcpus= and nohz_full= CPUs it bans by itself, so they are added. */
+/* What irqbalance is to ban with QUIET quiet: QUIET and the isolcpus= and nohz_full= CPUs it
+ * bans by itself (a list it is given replaces those). Allocated. */
+static char *banned_list(const struct sync *s, hwloc_const_bitmap_t quiet)
+{
+	hwloc_bitmap_t ban = hwloc_bitmap_dup(quiet), set = hwloc_bitmap_alloc();
+	char *list;
+
+	if (rm_sysfs_read_set(s->root, "sys/devices/system/cpu/isolated", set) == 0)
+		hwloc_bitmap_or(ban, ban, set);
+	if (rm_sysfs_read_set(s->root, "sys/devices/system/cpu/nohz_full", set) == 0)
+		hwloc_bitmap_or(ban, ban, set);
+	list = rm_cpulist_format(ban);
+	hwloc_bitmap_free(ban);
+	hwloc_bitmap_free(set);
+	return list;
+}
+
+/* Tell a running irqbalance through its socket to ban QUIET's CPUs from its next pass on: before
+ * the IRQs move off them, so that it puts none back. Sets s->told; a daemon without a socket is
+ * left to sync_irqbalance's restart. */
+static void tell_irqbalance(struct sync *s, hwloc_const_bitmap_t quiet)
+{
+	char *list = banned_list(s, quiet), *msg = NULL;
+
+	int rc = s->irqbalance ? rm_irqbalance_ban(s->root, s->irqbalance, list, &msg) : 1;
+
+	s->told = rc == 0;
+	if (rc < 0)
+		add_warning(s, msg);
+	else
+		free(msg);
+	free(list);
+}
+
+/* The file irqbalance reads its banned CPUs from when it starts (IRQBALANCE_BANNED_CPULIST): a
+ * systemd drop-in, else an environment file; a running daemon that took them through its socket
+ * needs no restart, one that did not is restarted by systemd or named for the admin. */
 static int sync_irqbalance(struct sync *s, bool restore, char **errmsg)
 {
 	char *file = rm_quiet_irqbalance_file(s->root), *text = NULL, *cur, *list;
 	bool systemd = systemd_runs(s->root);
-	hwloc_bitmap_t ban = hwloc_bitmap_dup(s->quiet), set = hwloc_bitmap_alloc();
-	int pid, rc = 0;
+	int rc = 0;
 
 	if (!restore) {
-		if (rm_sysfs_read_set(s->root, "sys/devices/system/cpu/isolated", set) == 0)
-			hwloc_bitmap_or(ban, ban, set);
-		if (rm_sysfs_read_set(s->root, "sys/devices/system/cpu/nohz_full", set) == 0)
-			hwloc_bitmap_or(ban, ban, set);
-		list = rm_cpulist_format(ban);
+		list = banned_list(s, s->quiet);
 		text = systemd ? xasprintf("# rm-cpuset: CPUs of isolated owners\n[Service]\n"
 					   "Environment=IRQBALANCE_BANNED_CPULIST=%s\n", list)
 			       : xasprintf("IRQBALANCE_BANNED_CPULIST=%s\n", list);
@@ -516,31 +550,28 @@ static int sync_irqbalance(struct sync *s, bool restore, char **errmsg)
 			rc = -1;
 		} else if (systemd) {
 			/* the drop-in counts from the next reload: at boot too, where irqbalance
-			 * starts after rm-cpuset (rmtools-cpuset.service). The restart is queued,
-			 * not waited for: irqbalance is ordered after rmtools-cpuset.service, which
-			 * may be what runs this. */
+			 * starts after rm-cpuset (rmtools-cpuset.service). A restart, only for a
+			 * daemon that has no socket, is queued, not waited for: irqbalance is
+			 * ordered after rmtools-cpuset.service, which may be what runs this. */
 			char *reload[] = { "systemctl", "daemon-reload", NULL };
 			char *restart[] = { "systemctl", "--no-block", "try-restart",
 					    "irqbalance.service", NULL };
 
-			pid = irqbalance_pid(s->root);
-			if (run_cmd(reload) || (pid && run_cmd(restart)))
+			if (run_cmd(reload) || (s->irqbalance && !s->told && run_cmd(restart)))
 				s->res->irqbalance = xasprintf(
 					"systemd could not be told of %s: 'systemctl daemon-reload' "
 					"and 'systemctl restart irqbalance' make irqbalance read it",
 					file);
-		} else if ((pid = irqbalance_pid(s->root))) {
+		} else if (s->irqbalance && !s->told) {
 			s->res->irqbalance = xasprintf(
-				"irqbalance (pid %d) reads its banned CPUs when it starts: restart it "
-				"with the environment in %s, then 'rm-cpuset gc' moves off any IRQ it "
-				"put back", pid, file);
+				"irqbalance (pid %d) has no socket and reads its banned CPUs when it "
+				"starts: restart it with the environment in %s, then 'rm-cpuset gc' "
+				"moves off any IRQ it put back", s->irqbalance, file);
 		}
 	}
 	free(cur);
 	free(text);
 	free(file);
-	hwloc_bitmap_free(ban);
-	hwloc_bitmap_free(set);
 	return rc;
 }
 
@@ -558,6 +589,8 @@ static void undo(struct sync *s)
 		else
 			set_affinity_list(c->id, c->before);
 	}
+	if (s->told)
+		tell_irqbalance(s, s->was_quiet);
 }
 
 static void free_records(struct rm_record *r, size_t n)
@@ -640,8 +673,12 @@ int rm_quiet_sync(const char *root, hwloc_const_bitmap_t quiet, hwloc_const_bitm
 	}
 	old = xcalloc(s.st.nrecords + 1, sizeof(*old));
 	nold = s.st.nrecords;
-	for (size_t i = 0; i < nold; i++)
+	s.was_quiet = hwloc_bitmap_alloc();
+	for (size_t i = 0; i < nold; i++) {
 		rm_record_copy(&old[i], &s.st.records[i]);
+		if (!strcmp(rm_record_kind(&old[i]), "boot"))
+			rm_cpulist_parse(rm_record_get(&old[i], "cpus") ?: "", s.was_quiet, NULL);
+	}
 
 	/* plan: the journal gets every value about to change before it changes */
 	sync_irqs(&s, restore, false);
@@ -661,10 +698,14 @@ int rm_quiet_sync(const char *root, hwloc_const_bitmap_t quiet, hwloc_const_bitm
 	s.next = NULL;
 	s.nnext = 0;
 
-	/* apply */
+	/* apply: irqbalance bans the quiet CPUs before the IRQs leave them */
+	s.irqbalance = irqbalance_pid(root);
+	if (!restore)
+		tell_irqbalance(&s, quiet);
 	sync_irqs(&s, restore, true);
 	if (sync_files(&s, restore, true, errmsg) ||
 	    (live ? (sync_kthreads(&s, restore, true), 0) : 0) ||
+	    (restore ? (tell_irqbalance(&s, quiet), 0) : 0) ||
 	    sync_irqbalance(&s, restore, errmsg)) {
 		undo(&s);
 		/* when this fails, the journal holds the values before: a later sync restores */
@@ -699,9 +740,11 @@ int rm_quiet_sync(const char *root, hwloc_const_bitmap_t quiet, hwloc_const_bitm
 out:
 	if (s.warn) {
 		if (rc == 0 && res != &own) {
+			char *w = res->irqbalance ? xasprintf("%s; %s", res->irqbalance, s.warn)
+						  : xstrdup(s.warn);
+
 			free(res->irqbalance);
-			res->irqbalance = res->irqbalance ? xasprintf("%s; %s", res->irqbalance, s.warn)
-							  : xstrdup(s.warn);
+			res->irqbalance = w;
 		}
 		free(s.warn);
 	}
@@ -718,6 +761,8 @@ out:
 		hwloc_bitmap_free(s.quiet);
 	if (s.hk)
 		hwloc_bitmap_free(s.hk);
+	if (s.was_quiet)
+		hwloc_bitmap_free(s.was_quiet);
 	free(boot);
 	if (res == &own)
 		rm_quiet_result_free(&own);

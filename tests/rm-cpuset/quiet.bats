@@ -150,3 +150,61 @@ snapshot() {
 	run -2 rm-cpuset --sysroot "$S" noise nobody
 	run -2 rm-cpuset --sysroot "$S" noise n --window soon
 }
+
+# A running irqbalance (pid 4242 in the tree) with its socket, logging into $1.
+fake_irqbalance() {
+	mkdir -p "$R/proc/4242" "$R/run/irqbalance"
+	echo irqbalance >"$R/proc/4242/comm"
+	sock=$R/run/irqbalance/irqbalance4242.sock
+	[ "${#sock}" -lt 108 ] || skip "the socket's path is too long for sun_path: $sock"
+	python3 "$RM_SRCDIR/tests/fake-irqbalance.py" "$sock" "$1" 3>&- &
+	FAKE_PID=$!
+	wait_for_file "$1.ready"
+}
+
+wait_for_file() {
+	local i
+	for i in $(seq 50); do [ -e "$1" ] && return 0; sleep 0.1; done
+	fail "no $1"
+}
+
+teardown() {
+	[ -z "${FAKE_PID:-}" ] || kill "$FAKE_PID" 2>/dev/null || true
+}
+
+@test "quiet: a running irqbalance is told its banned CPUs through its socket, with credentials, before the IRQs move, and no restart is asked" {
+	log=$BATS_TEST_TMPDIR/irqb.log
+	fake_irqbalance "$log"
+	run -0 "$tq" "$R" 6-7 0-7
+	refute_output --partial note:
+	run -0 cat "$log"
+	assert_output - <<-END
+	uid=$(id -u) settings cpus 6-7
+	uid=$(id -u) setup
+	END
+	# the environment file stays for its next start; the isolcpus= CPUs are banned with them
+	assert_equal "$(cat "$R/run/rmtools/irqbalance.env")" IRQBALANCE_BANNED_CPULIST=6-7
+	mkdir -p "$R/sys/devices/system/cpu" && echo 0 >"$R/sys/devices/system/cpu/isolated"
+	: >"$log"
+	run -0 "$tq" "$R" 4-7 0-7
+	run -0 head -n 1 "$log"
+	assert_output "uid=$(id -u) settings cpus 0,4-7"
+	# restored: back to what irqbalance bans by itself (the boot-isolated CPU)
+	: >"$log"
+	run -0 "$tq" "$R" '' 0-7
+	run -0 head -n 1 "$log"
+	assert_output "uid=$(id -u) settings cpus 0"
+	rm "$R/sys/devices/system/cpu/isolated"
+	run -0 "$tq" "$R" 6-7 0-7
+	: >"$log"
+	run -0 "$tq" "$R" '' 0-7
+	run -0 head -n 1 "$log"
+	assert_output "uid=$(id -u) settings cpus NULL"
+}
+
+@test "quiet: an irqbalance without a socket is named for a restart with the environment file" {
+	mkdir -p "$R/proc/4242" && echo irqbalance >"$R/proc/4242/comm"
+	run -0 "$tq" "$R" 6-7 0-7
+	assert_line --partial "note: irqbalance (pid 4242) has no socket"
+	assert_line --partial "restart it with the environment in $R/run/rmtools/irqbalance.env"
+}
