@@ -156,7 +156,7 @@ fake_irqbalance() {
 	mkdir -p "$R/proc/4242" "$R/run/irqbalance"
 	echo irqbalance >"$R/proc/4242/comm"
 	sock=$R/run/irqbalance/irqbalance4242.sock
-	[ "${#sock}" -lt 108 ] || skip "the socket's path is too long for sun_path: $sock"
+	[ "${#sock}" -lt 108 ] || fail "the socket's path is too long for sun_path: $sock"
 	python3 "$RM_SRCDIR/tests/fake-irqbalance.py" "$sock" "$1" 3>&- &
 	FAKE_PID=$!
 	wait_for_file "$1.ready"
@@ -207,4 +207,26 @@ teardown() {
 	run -0 "$tq" "$R" 6-7 0-7
 	assert_line --partial "note: irqbalance (pid 4242) has no socket"
 	assert_line --partial "restart it with the environment in $R/run/rmtools/irqbalance.env"
+}
+
+@test "noise --measure: per CPU and cause, by a loop where the kernel has no osnoise tracer; --max-noise and --max-single gate the exit status" {
+	S=$BATS_TEST_TMPDIR/machine
+	cp -r "$RM_SRCDIR/tests/snapshots/x86-2s-smt" "$S"
+	cpus=$(cut -d, -f1 /sys/fs/cgroup/cpuset.cpus.effective 2>/dev/null || echo 0)
+	cpu=${cpus%%-*}
+	run -0 rm-cpuset --sysroot "$S" --no-cgroups alloc --from "$cpu" --count 1 --owner m
+	# every gap above 1 ns is noise: nearly all the time is lost, the limit is passed
+	run -1 rm-cpuset --sysroot "$S" --no-cgroups noise m --measure --window 200ms --threshold 1ns --max-noise 1000
+	assert_line --regexp "^cpu=$cpu cause=all source=- count=[1-9][0-9]* noise=[1-9][0-9]* share=[0-9.]+ max=[1-9][0-9]* method=loop\$"
+	assert_line "cpu=$cpu cause=hw source=- count=- noise=- share=- max=- method=loop"
+	assert_line --regexp "^cpu=$cpu cause=thread source=- count=[0-9]+ noise=- share=- max=- method=loop\$"
+	# no gap reaches a second: nothing lost, the limits hold
+	run -0 rm-cpuset --sysroot "$S" --no-cgroups noise m --measure --window 200ms --threshold 1s --max-noise 0 --max-single 0ns -o cpu,cause,count,noise,max
+	assert_line "cpu=$cpu cause=all count=0 noise=0 max=0"
+	run -0 rm-cpuset --sysroot "$S" noise m --measure --list-columns
+	assert_line --regexp '^column=method type=string '
+	run -2 rm-cpuset --sysroot "$S" noise m --max-noise 10
+	run -2 rm-cpuset --sysroot "$S" noise m --measure --threshold 0
+	run -2 rm-cpuset --sysroot "$S" noise m --measure --max-noise lots
+	run -2 rm-cpuset --sysroot "$S" noise m --measure -o cpu,nope
 }
