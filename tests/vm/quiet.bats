@@ -25,6 +25,8 @@ setup() {
 
 teardown() {
 	[ -n "${DD_PID:-}" ] && kill "$DD_PID" 2>/dev/null
+	[ -n "${T_PID:-}" ] && kill "$T_PID" 2>/dev/null
+	[ -n "${IRQB_DAEMON:-}" ] && kill "$IRQB_DAEMON" 2>/dev/null
 	stop_irqbalance
 	rm-cpuset release --all >/dev/null 2>&1 || true
 }
@@ -244,4 +246,61 @@ jitter() {
 	run -0 jitter ja
 	printf "# after --isolate: %s\n" "${lines[@]}" >&3
 	assert_equal "${#lines[@]}" 3
+}
+
+# measure OWNER LABEL: rm-cpuset noise --measure on the owner's CPUs, its totals as figures.
+measure() {
+	run -0 rm-cpuset noise "$1" --measure --window 3s --max-noise 1000000000
+	printf "# $2: %s\n" "${lines[@]}" | grep -E 'cause=all|source=(LOC|local_timer)' >&3
+	for c in ${OWNER_CPUS/-/ }; do
+		assert_line --regexp "^cpu=$c cause=all source=- count=[0-9]+ noise=[0-9]+ share=[0-9.]+ max=[0-9]+ method=$METHOD\$"
+	done
+}
+
+@test "quiet: noise --measure on the owner's CPUs before and after --isolate, and with timer_migration 0 and 1 (figures)" {
+	if grep -qw osnoise /sys/kernel/debug/tracing/available_tracers 2>/dev/null ||
+	   grep -qw osnoise /sys/kernel/tracing/available_tracers 2>/dev/null; then METHOD=osnoise; else METHOD=loop; fi
+	start_irqbalance
+	io "$OTHER_CPU"
+	run -0 rm-cpuset alloc --from "$OWNER_CPUS" --count 2 --owner mb
+	measure mb "before --isolate"
+	run -0 rm-cpuset release mb
+	run -0 rm-cpuset alloc --from "$OWNER_CPUS" --count 2 --owner ma --isolate
+	measure ma "after --isolate"
+	# housekeeping CPUs arming short timers while the owner's CPUs are busy (the measurement)
+	taskset -c "$OTHER_CPU" sh -c 'while :; do sleep 0.01; done' 3>&- &
+	T_PID=$!
+	for tm in 0 1; do
+		echo "$tm" >/proc/sys/kernel/timer_migration
+		measure ma "timer_migration=$tm"
+	done
+	kill "$T_PID"
+	# the osnoise tracer's settings are back; its instance is gone
+	[ "$METHOD" = loop ] || [ -z "$(ls /sys/kernel/debug/tracing/instances/ 2>/dev/null)" ]
+	run -1 rm-cpuset noise ma --measure --window 1s --threshold 1ns --max-noise 1
+}
+
+@test "quiet: irqbalance started as Debian's init script starts it takes the banned CPUs through its socket: no movable IRQ reaches them, its restart with the environment file included" {
+	mkdir -p /run/irqbalance
+	# the init script: start-stop-daemon --start --exec /usr/sbin/irqbalance -- --pid=/run/irqbalance.pid
+	irqbalance --pid=/run/irqbalance.pid 3>&- </dev/null >/dev/null 2>&1
+	wait_until test -s /run/irqbalance.pid
+	IRQB_DAEMON=$(cat /run/irqbalance.pid)
+	wait_until test -S "/run/irqbalance/irqbalance$IRQB_DAEMON.sock"
+	io
+	run -0 rm-cpuset alloc --from "$OWNER_CPUS" --count 2 --owner sock --isolate
+	refute_output --partial "restart"
+	unmovable=$(sed -n 's/^unmovable=\([0-9]*\).*/\1/p' "$RM_STATE_DIR/quiet.state" | tr '\n' ' ')
+	a=$(device_irqs_on "$OWNER_CPUS" "$unmovable")
+	sleep 12 # longer than irqbalance's 10 s pass
+	# restarted as the admin would after reading the note: with the environment file
+	kill "$IRQB_DAEMON"; wait_until sh -c "! kill -0 $IRQB_DAEMON 2>/dev/null"
+	env $(cat /run/rmtools/irqbalance.env) irqbalance --pid=/run/irqbalance.pid 3>&- </dev/null >/dev/null 2>&1
+	sleep 12
+	IRQB_DAEMON=$(cat /run/irqbalance.pid)
+	b=$(device_irqs_on "$OWNER_CPUS" "$unmovable")
+	echo "# interrupts from movable IRQs on $OWNER_CPUS over 24 s, irqbalance told by its socket and restarted: $((b - a))" >&3
+	assert_equal "$((b - a))" 0
+	run -0 rm-cpuset release sock
+	kill "$IRQB_DAEMON"
 }
