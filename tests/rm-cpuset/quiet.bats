@@ -230,3 +230,48 @@ teardown() {
 	run -2 rm-cpuset --sysroot "$S" noise m --measure --max-noise lots
 	run -2 rm-cpuset --sysroot "$S" noise m --measure -o cpu,nope
 }
+
+@test "latency class: idle states deeper than --latency disabled, the resume latency limit, governor and minimum frequency on the owner's CPUs only; release restores them; what is missing is named" {
+	S=$BATS_TEST_TMPDIR/machine
+	cp -r "$RM_SRCDIR/tests/snapshots/x86-2s-smt" "$S"
+	mkdir -p "$S/proc/sys/kernel/random"
+	echo 11111111-2222-3333-4444-555555555555 >"$S/proc/sys/kernel/random/boot_id"
+	for c in 5 6 7; do
+		d=$S/sys/devices/system/cpu/cpu$c
+		for k in 0 1 2; do
+			mkdir -p "$d/cpuidle/state$k"
+			echo $((k * k * 10)) >"$d/cpuidle/state$k/latency" # 0, 10, 40 us
+			echo 0 >"$d/cpuidle/state$k/disable"
+		done
+		mkdir -p "$d/power" "$d/cpufreq"
+		echo 0 >"$d/power/pm_qos_resume_latency_us"
+		echo powersave >"$d/cpufreq/scaling_governor"
+		echo 800000 >"$d/cpufreq/scaling_min_freq"
+		echo 3000000 >"$d/cpufreq/cpuinfo_max_freq"
+	done
+	rm -r "$S/sys/devices/system/cpu/cpu7/cpufreq"
+	before=$(cd "$S/sys/devices/system/cpu" && grep -r . cpu5 cpu6 cpu7 | sort)
+	run -0 rm-cpuset --sysroot "$S" alloc --from 6-7 --count 2 --owner lat --latency 20 --governor performance --min-freq max -o owner,latency,governor,min_freq
+	assert_line 'owner=lat latency=20 governor=performance min_freq=max'
+	assert_line --partial 'not offered here, left as they are: CPU 7 has no cpufreq'
+	d=$S/sys/devices/system/cpu
+	assert_equal "$(cat "$d"/cpu6/cpuidle/state{0,1,2}/disable | tr '\n' ' ')" "0 0 1 "
+	assert_equal "$(cat "$d"/cpu7/cpuidle/state2/disable)" 1
+	assert_equal "$(cat "$d/cpu6/power/pm_qos_resume_latency_us")" 20
+	assert_equal "$(cat "$d/cpu6/cpufreq/scaling_governor")" performance
+	assert_equal "$(cat "$d/cpu6/cpufreq/scaling_min_freq")" 3000000
+	# other CPUs untouched
+	assert_equal "$(cat "$d"/cpu5/cpuidle/state2/disable) $(cat "$d/cpu5/cpufreq/scaling_governor")" "0 powersave"
+	run -0 rm-cpuset --sysroot "$S" list -o owner,latency
+	assert_output 'owner=lat latency=20'
+	run -0 rm-cpuset --sysroot "$S" release lat
+	assert_equal "$(cd "$d" && grep -r . cpu5 cpu6 cpu7 | sort)" "$before"
+	# 0: polling only, "n/a" as the kernel writes it
+	run -0 rm-cpuset --sysroot "$S" alloc --from 6-7 --count 2 --owner poll --latency 0
+	assert_equal "$(cat "$d/cpu6/power/pm_qos_resume_latency_us")" n/a
+	assert_equal "$(cat "$d"/cpu6/cpuidle/state{1,2}/disable | tr '\n' ' ')" "1 1 "
+	run -0 rm-cpuset --sysroot "$S" release poll
+	assert_equal "$(cd "$d" && grep -r . cpu5 cpu6 cpu7 | sort)" "$before"
+	run -2 rm-cpuset --sysroot "$S" alloc --count 1 --owner bad --latency soon
+	run -2 rm-cpuset --sysroot "$S" alloc --count 1 --owner bad --min-freq fast
+}

@@ -39,6 +39,7 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = state->input;
 		state->child_inputs[1] = state->input;
+		state->child_inputs[2] = state->input;
 		break;
 	case RM_OPT_DRY_RUN:
 		r->dry_run = true;
@@ -56,7 +57,8 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child alloc_children[] = {
-	{ &alloc_argp, 0, NULL, 0 }, { &alloc_memory_argp, 0, NULL, 0 }, { 0 }
+	{ &alloc_argp, 0, NULL, 0 }, { &alloc_memory_argp, 0, NULL, 0 },
+	{ &alloc_latency_argp, 0, NULL, 0 }, { 0 }
 };
 
 /* Put a copy of R before the N records at LIST (the loops walk the state backwards). */

@@ -860,6 +860,7 @@ size_t alloc_plan(struct pool *p, struct alloc_req *r, hwloc_bitmap_t cpus)
 	pool_add(p, r->owner, cpus, r->add_mems, r->isolate, 0);
 	alloc_choose_resctrl(p, r, cpus, p->st.nrecords - 1);
 	alloc_memory_record(p, r, p->st.nrecords - 1);
+	latency_record(p, r, p->st.nrecords - 1);
 	return p->st.nrecords - 1;
 }
 
