@@ -264,7 +264,11 @@ teardown() {
 	assert_equal "$(cat "$d"/cpu5/cpuidle/state2/disable) $(cat "$d/cpu5/cpufreq/scaling_governor")" "0 powersave"
 	run -0 rm-cpuset --sysroot "$S" list -o owner,latency
 	assert_output 'owner=lat latency=20'
+	run -0 rm-cpuset --sysroot "$S" boot-plan -o latency
+	assert_output 'latency="lat:6-7:latency=20,governor=performance,min_freq=max"'
 	run -0 rm-cpuset --sysroot "$S" release lat
+	run -0 rm-cpuset --sysroot "$S" boot-plan -o latency
+	assert_output 'latency=""'
 	assert_equal "$(cd "$d" && grep -r . cpu5 cpu6 cpu7 | sort)" "$before"
 	# 0: polling only, "n/a" as the kernel writes it
 	run -0 rm-cpuset --sysroot "$S" alloc --from 6-7 --count 2 --owner poll --latency 0
@@ -274,4 +278,17 @@ teardown() {
 	assert_equal "$(cd "$d" && grep -r . cpu5 cpu6 cpu7 | sort)" "$before"
 	run -2 rm-cpuset --sysroot "$S" alloc --count 1 --owner bad --latency soon
 	run -2 rm-cpuset --sysroot "$S" alloc --count 1 --owner bad --min-freq fast
+}
+
+@test "run --count --latency, --governor, --min-freq: the class is the owner's while the command runs and gone with it; without --count it is refused" {
+	# --no-cgroups: recorded, not applied (tests/vm/quiet.bats applies it on a real kernel)
+	run -0 rm-cpuset --no-cgroups run --count 1 --latency 20 --governor performance --min-freq max -- \
+		rm-cpuset list -o latency,governor,min_freq
+	assert_output 'latency=20 governor=performance min_freq=max'
+	run -0 rm-cpuset list
+	assert_output ''
+	run -2 rm-cpuset --no-cgroups run --owner x --latency 5 -- true
+	assert_output --partial 'are for a new allocation (--count N)'
+	run -2 rm-cpuset --no-cgroups run --shared --governor performance -- true
+	run -2 rm-cpuset --no-cgroups run --count 1 --latency soon -- true
 }
