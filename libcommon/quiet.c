@@ -40,6 +40,11 @@ const struct rm_quiet_sysctl rm_quiet_sysctls[] = {
 };
 
 #define WQ_DIR "sys/devices/virtual/workqueue"
+#define WATCHDOG_MASK "proc/sys/kernel/watchdog_cpumask"
+#define NET_DIR "sys/class/net"
+/* network interfaces and queues per interface looked at: bounds, above what machines have */
+#define MAX_NICS 1024
+#define MAX_QUEUES 4096
 #define PF_KTHREAD 0x00200000u
 #define PF_NO_SETAFFINITY 0x04000000u
 
@@ -183,11 +188,21 @@ static int sync_irqs(struct sync *s, bool restore, bool apply)
 
 /* ---- workqueue cpumasks and sysctls: files with a value each ---- */
 
-/* FILE (below the root) to VALUE (or, with MASK, its value less the quiet CPUs); FATAL: a
- * failure to write fails the sync (the global workqueue mask, the sysctls), else it is skipped
- * (a workqueue the kernel does not let change). */
-static int sync_file(struct sync *s, const char *path, const char *value, bool mask, bool fatal,
-		     bool restore, bool apply, char **errmsg)
+/* How a file holds its value: as it is, or a set of CPUs (a hex mask or a list) from which the
+ * quiet CPUs are taken. */
+enum format { F_VALUE, F_MASK, F_LIST };
+
+static int parse_set(enum format f, const char *str, hwloc_bitmap_t set)
+{
+	return f == F_MASK ? rm_cpulist_parse_mask(str, set, NULL) :
+			     rm_cpulist_parse_list(str, set, NULL);
+}
+
+/* FILE (below the root) to VALUE (or, for a set, its value less the quiet CPUs; an empty set
+ * stays empty: RPS or XPS off); FATAL: a failure to write fails the sync (the global workqueue
+ * mask, the sysctls), else it is skipped (a workqueue the kernel does not let change). */
+static int sync_file(struct sync *s, const char *path, const char *value, enum format f,
+		     bool fatal, bool restore, bool apply, char **errmsg)
 {
 	const struct rm_record *j = journal_find(s, "file", path);
 	char *cur = rm_sysfs_read(s->root, path), *want = NULL;
@@ -200,13 +215,15 @@ static int sync_file(struct sync *s, const char *path, const char *value, bool m
 	was = j && rm_record_get(j, "was") ? rm_record_get(j, "was") : cur;
 	if (restore) {
 		want = xstrdup(was);
-	} else if (mask) {
+	} else if (f != F_VALUE) {
 		hwloc_bitmap_t w = hwloc_bitmap_alloc();
 
 		set = hwloc_bitmap_alloc();
-		if (rm_cpulist_parse_mask(was, set, NULL) == 0) {
+		if (parse_set(f, was, set) == 0 && !hwloc_bitmap_iszero(set)) {
 			away(s, set, w);
-			want = hwloc_bitmap_isequal(w, set) ? xstrdup(was) : rm_cpulist_format_mask(w);
+			want = hwloc_bitmap_isequal(w, set) ? xstrdup(was) :
+			       f == F_MASK		    ? rm_cpulist_format_mask(w) :
+							      rm_cpulist_format(w);
 		}
 		hwloc_bitmap_free(set);
 		hwloc_bitmap_free(w);
@@ -223,17 +240,15 @@ static int sync_file(struct sync *s, const char *path, const char *value, bool m
 		add_next(s, &r);
 	}
 	if (apply && strcmp(cur, want)) {
-		bool same = true;
+		bool same = false;
 
-		if (mask) { /* "ff" and "000000ff" are the same mask */
+		if (f != F_VALUE) { /* "ff" and "000000ff" are the same mask */
 			hwloc_bitmap_t a = hwloc_bitmap_alloc(), b = hwloc_bitmap_alloc();
 
-			same = !rm_cpulist_parse_mask(cur, a, NULL) &&
-			       !rm_cpulist_parse_mask(want, b, NULL) && hwloc_bitmap_isequal(a, b);
+			same = !parse_set(f, cur, a) && !parse_set(f, want, b) &&
+			       hwloc_bitmap_isequal(a, b);
 			hwloc_bitmap_free(a);
 			hwloc_bitmap_free(b);
-		} else {
-			same = false;
 		}
 		if (!same && (e = write_file(s->root, path, want)) == 0) {
 			add_done(s, K_FILE, 0, path, cur);
@@ -255,12 +270,67 @@ static bool is_subdir(const char *name)
 	return name[0] != '.';
 }
 
+static bool is_queue(const char *name)
+{
+	return !strncmp(name, "rx-", 3) || !strncmp(name, "tx-", 3);
+}
+
+/* The queues directory of network interface NAME below the root ("sys/devices/.../queues"),
+ * from its link in sys/class/net: writes follow no link. NULL when it is no such link. */
+static char *nic_dir(const struct sync *s, const char *name)
+{
+	char *link = rm_sysfs_path(s->root, NET_DIR), *path = xasprintf("%s/%s", link, name);
+	char buf[512];
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+
+	free(link);
+	free(path);
+	if (n <= 0 || (size_t)n >= sizeof(buf) - 1)
+		return NULL;
+	buf[n] = '\0';
+	if (strncmp(buf, "../../devices/", 14) || strstr(buf + 13, "/.."))
+		return NULL;
+	return xasprintf("sys/%s/queues", buf + 6);
+}
+
+/* Each NIC queue's RPS mask (the CPUs its received packets are processed on) and XPS mask (the
+ * CPUs whose packets it sends); both skipped where the kernel refuses them. */
+static void sync_nics(struct sync *s, bool restore, bool apply)
+{
+	char *dir = rm_sysfs_path(s->root, NET_DIR), **nics = NULL;
+	int n = rm_kernfs_subdirs(dir, 0, NULL, &nics);
+
+	for (int i = 0; i < n && i < MAX_NICS; i++) {
+		char *dev = nic_dir(s, nics[i]), *queues_dir, **queues = NULL;
+		int nq;
+
+		if (!dev)
+			continue;
+		queues_dir = rm_sysfs_path(s->root, dev);
+		nq = rm_kernfs_subdirs(queues_dir, RM_KERNFS_NOFOLLOW, is_queue, &queues);
+		for (int q = 0; q < nq && q < MAX_QUEUES; q++) {
+			char *path = xasprintf("%s/%s/%s", dev, queues[q],
+					       queues[q][0] == 'r' ? "rps_cpus" : "xps_cpus");
+
+			sync_file(s, path, NULL, F_MASK, false, restore, apply, NULL);
+			free(path);
+		}
+		if (nq > 0)
+			rm_kernfs_names_free(queues, nq);
+		free(queues_dir);
+		free(dev);
+	}
+	if (n > 0)
+		rm_kernfs_names_free(nics, n);
+	free(dir);
+}
+
 static int sync_files(struct sync *s, bool restore, bool apply, char **errmsg)
 {
 	char *dir = rm_sysfs_path(s->root, WQ_DIR), **names = NULL;
 	int n, rc = 0;
 
-	if (sync_file(s, WQ_DIR "/cpumask", NULL, true, true, restore, apply, errmsg)) {
+	if (sync_file(s, WQ_DIR "/cpumask", NULL, F_MASK, true, restore, apply, errmsg)) {
 		free(dir);
 		return -1;
 	}
@@ -268,14 +338,19 @@ static int sync_files(struct sync *s, bool restore, bool apply, char **errmsg)
 	for (int i = 0; i < n && !rc; i++) {
 		char *path = xasprintf(WQ_DIR "/%s/cpumask", names[i]);
 
-		rc = sync_file(s, path, NULL, true, false, restore, apply, errmsg);
+		rc = sync_file(s, path, NULL, F_MASK, false, restore, apply, errmsg);
 		free(path);
 	}
 	if (n > 0)
 		rm_kernfs_names_free(names, n);
 	free(dir);
 	for (const struct rm_quiet_sysctl *q = rm_quiet_sysctls; q->path && !rc; q++)
-		rc = sync_file(s, q->path, q->value, false, true, restore, apply, errmsg);
+		rc = sync_file(s, q->path, q->value, F_VALUE, true, restore, apply, errmsg);
+	/* the lockup detectors (the NMI watchdog and the soft lockup timer) on the other CPUs */
+	if (!rc)
+		sync_file(s, WATCHDOG_MASK, NULL, F_LIST, false, restore, apply, NULL);
+	if (!rc)
+		sync_nics(s, restore, apply);
 	return rc;
 }
 

@@ -55,6 +55,34 @@ snapshot() {
 	assert_equal "$(cat "$R/run/rmtools/irqbalance.env")" IRQBALANCE_BANNED_CPULIST=6-7
 }
 
+@test "quiet: the lockup detectors' CPUs and the NICs' RPS and XPS masks leave the quiet CPUs; an empty mask stays empty; the empty set restores them byte for byte" {
+	echo 0-7 >"$R/proc/sys/kernel/watchdog_cpumask"
+	q=$R/sys/devices/pci0000:00/0000:00:03.0/virtio0/net/eth0/queues
+	mkdir -p "$q"/rx-{0,1} "$q"/tx-{0,1} "$R/sys/class/net" "$R/sys/devices/virtual/net/lo/queues/rx-0"
+	echo ff >"$q/rx-0/rps_cpus"
+	echo 00 >"$q/rx-1/rps_cpus"   # RPS off on this queue
+	echo 40 >"$q/tx-0/xps_cpus"   # CPU 6 alone: the others take it
+	echo 03 >"$q/tx-1/xps_cpus"
+	echo 0 >"$R/sys/devices/virtual/net/lo/queues/rx-0/rps_cpus"
+	ln -s ../../devices/pci0000:00/0000:00:03.0/virtio0/net/eth0 "$R/sys/class/net/eth0"
+	ln -s ../../devices/virtual/net/lo "$R/sys/class/net/lo"
+	before=$(snapshot)
+	run -0 "$tq" "$R" 6-7 0-7
+	assert_equal "$(cat "$R/proc/sys/kernel/watchdog_cpumask")" 0-5
+	assert_equal "$(cat "$q/rx-0/rps_cpus")" 3f
+	assert_equal "$(cat "$q/rx-1/rps_cpus")" 00
+	assert_equal "$(cat "$q/tx-0/xps_cpus")" 3f
+	assert_equal "$(cat "$q/tx-1/xps_cpus")" 03
+	assert_equal "$(cat "$R/sys/devices/virtual/net/lo/queues/rx-0/rps_cpus")" 0
+	run -0 grep -c -e '^file=proc/sys/kernel/watchdog_cpumask was=0-7$' \
+		-e '^file=sys/devices/pci0000:00/0000:00:03.0/virtio0/net/eth0/queues/rx-0/rps_cpus was=ff$' \
+		-e '^file=sys/devices/pci0000:00/0000:00:03.0/virtio0/net/eth0/queues/tx-0/xps_cpus was=40$' \
+		"$RM_STATE_DIR/quiet.state"
+	assert_output 3
+	run -0 "$tq" "$R" '' 0-7
+	assert_equal "$(snapshot)" "$before"
+}
+
 @test "quiet: a second sync with more CPUs keeps the first values; the empty set restores everything byte for byte" {
 	run -0 "$tq" "$R" 6-7 0-7
 	run -0 "$tq" "$R" 4-7 0-7
