@@ -198,6 +198,7 @@ wait_for_file() {
 
 teardown() {
 	[ -z "${FAKE_PID:-}" ] || kill "$FAKE_PID" 2>/dev/null || true
+	fakes_cleanup
 }
 
 @test "quiet: a running irqbalance is told its banned CPUs through its socket, with credentials, before the IRQs move, and no restart is asked" {
@@ -257,6 +258,29 @@ teardown() {
 	run -2 rm-cpuset --sysroot "$S" noise m --measure --threshold 0
 	run -2 rm-cpuset --sysroot "$S" noise m --measure --max-noise lots
 	run -2 rm-cpuset --sysroot "$S" noise m --measure -o cpu,nope
+}
+
+@test "noise --measure: by the osnoise tracer in a tracing instance of its own where the kernel has it; the tracer's settings are back and the instance gone after" {
+	require_fuse
+	S=$BATS_TEST_TMPDIR/machine
+	cp -r "$RM_SRCDIR/tests/snapshots/x86-2s-smt" "$S"
+	T=$S/sys/kernel/tracing
+	mount_fake fake-tracefs.py "$T"
+	run -0 rm-cpuset --sysroot "$S" --no-cgroups alloc --from 6-7 --count 2 --owner m
+	# per CPU two samples of 100 ms with 25 us of noise each, 12 us at most: 250000 ns per second
+	run -0 rm-cpuset --sysroot "$S" --no-cgroups noise m --measure --window 100ms --max-noise 250000 --max-single 12us
+	for c in 6 7; do
+		assert_line "cpu=$c cause=all source=- count=8 noise=250000 share=0.0250 max=12000 method=osnoise"
+		# a cause's time is its events': the samples count the interruptions only
+		assert_line "cpu=$c cause=irq source=- count=6 noise=9225 share=0.0009 max=1845 method=osnoise"
+		assert_line "cpu=$c cause=softirq source=- count=2 noise=0 share=0.0000 max=0 method=osnoise"
+		assert_line "cpu=$c cause=irq source=local_timer:236 count=1 noise=9225 share=0.0009 max=1845 method=osnoise"
+	done
+	assert_equal "$(cat "$T/osnoise/cpus") $(cat "$T/osnoise/period_us") $(cat "$T/osnoise/runtime_us") $(cat "$T/tracing_thresh")" \
+		"0-7 1000000 1000000 0"
+	assert_equal "$(ls "$T/instances")" ""
+	run -1 rm-cpuset --sysroot "$S" --no-cgroups noise m --measure --window 100ms --max-noise 249999
+	run -1 rm-cpuset --sysroot "$S" --no-cgroups noise m --measure --window 100ms --max-single 11us
 }
 
 @test "latency class: idle states deeper than --latency disabled, the resume latency limit, governor and minimum frequency on the owner's CPUs only; release restores them; what is missing is named" {

@@ -27,6 +27,7 @@ teardown() {
 	[ -n "${DD_PID:-}" ] && kill "$DD_PID" 2>/dev/null
 	[ -n "${T_PID:-}" ] && kill "$T_PID" 2>/dev/null
 	[ -n "${IRQB_DAEMON:-}" ] && kill "$IRQB_DAEMON" 2>/dev/null
+	[ -n "${RPS_WAS:-}" ] && echo "$RPS_WAS" >/sys/class/net/lo/queues/rx-0/rps_cpus
 	stop_irqbalance
 	rm-cpuset release --all >/dev/null 2>&1 || true
 }
@@ -36,7 +37,8 @@ values() {
 	local f
 	for f in /proc/irq/*/smp_affinity_list /sys/devices/virtual/workqueue/cpumask \
 		/sys/devices/virtual/workqueue/*/cpumask /proc/sys/kernel/timer_migration \
-		/proc/sys/vm/stat_interval; do
+		/proc/sys/vm/stat_interval /proc/sys/kernel/watchdog_cpumask \
+		/sys/class/net/*/queues/rx-*/rps_cpus /sys/class/net/*/queues/tx-*/xps_cpus; do
 		[ -r "$f" ] && echo "$f $(cat "$f")"
 	done
 }
@@ -202,10 +204,10 @@ device_irqs_on() {
 	assert_equal "$(values)" "$before"
 }
 
-@test "quiet: boot-plan names the kernel parameters for the isolated owner's CPUs" {
-	run -0 rm-cpuset alloc --from "$OWNER_CPUS" --count 2 --owner plan --isolate
+@test "quiet: boot-plan names the kernel parameters for the isolated owner's CPUs, and its latency class" {
+	run -0 rm-cpuset alloc --from "$OWNER_CPUS" --count 2 --owner plan --isolate --latency 50
 	run -0 rm-cpuset boot-plan
-	assert_output --regexp "^boot_plan=isolated cpus=$OWNER_CPUS housekeeping=[0-9,-]+ cmdline=\"isolcpus=managed_irq,$OWNER_CPUS nohz_full=$OWNER_CPUS rcu_nocbs=$OWNER_CPUS irqaffinity=[0-9,-]+\" running=.* reboot=yes$"
+	assert_output --regexp "^boot_plan=isolated cpus=$OWNER_CPUS housekeeping=[0-9,-]+ cmdline=\"isolcpus=managed_irq,$OWNER_CPUS nohz_full=$OWNER_CPUS rcu_nocbs=$OWNER_CPUS irqaffinity=[0-9,-]+\" running=.* reboot=yes latency=\"plan:$OWNER_CPUS:latency=50\"$"
 }
 
 @test "quiet: rm-topo irqs agrees with /proc/irq and /proc/interrupts" {
@@ -251,7 +253,8 @@ jitter() {
 # measure OWNER LABEL: rm-cpuset noise --measure on the owner's CPUs, its totals as figures.
 measure() {
 	run rm-cpuset noise "$1" --measure --window 3s --max-noise 1000000000
-	printf "# $2: %s\n" "${lines[@]}" | grep -E 'cause=all|source=(LOC|local_timer)|rm-cpuset' >&3
+	if [ "$status" -ne 0 ]; then printf "# $2 (exit $status): %s\n" "${lines[@]}" >&3; fi
+	printf "# $2: %s\n" "${lines[@]}" | grep -E 'cause=all|source=(LOC|local_timer)|rm-cpuset' >&3 || true
 	assert_success
 	for c in ${OWNER_CPUS/-/ }; do
 		assert_line --regexp "^cpu=$c cause=all source=- count=[0-9]+ noise=[0-9]+ share=[0-9.]+ max=[0-9]+ method=$METHOD\$"
@@ -304,4 +307,40 @@ measure() {
 	assert_equal "$((b - a))" 0
 	run -0 rm-cpuset release sock
 	kill "$IRQB_DAEMON"
+}
+
+@test "quiet: the lockup detectors (watchdog_cpumask) and RPS (lo's rps_cpus, set to every CPU) leave the owner's CPUs and come back on release" {
+	rps=/sys/class/net/lo/queues/rx-0/rps_cpus
+	[ -w /proc/sys/kernel/watchdog_cpumask ] && [ -w "$rps" ] || skip "no watchdog_cpumask or RPS here"
+	RPS_WAS=$(cat "$rps")
+	printf '%x' $(( (1 << $(nproc --all)) - 1 )) >"$rps"
+	before=$(values)
+	run -0 rm-cpuset alloc --from "$OWNER_CPUS" --count 2 --owner wd --isolate
+	wd=$(cat /proc/sys/kernel/watchdog_cpumask)
+	mask=$(tr -d ',\n' <"$rps")
+	echo "# watchdog_cpumask $wd, lo rx-0 rps_cpus $mask with $OWNER_CPUS isolated" >&3
+	[ -n "$wd" ] && [ $((0x$mask)) -ne 0 ]
+	for c in ${OWNER_CPUS/-/ }; do
+		! in_list "$c" "$wd" || fail "watchdog_cpumask $wd holds CPU $c"
+		(( !((0x$mask >> c) & 1) )) || fail "rps_cpus $mask holds CPU $c"
+	done
+	run -0 rm-cpuset release wd
+	assert_equal "$(values)" "$before"
+}
+
+@test "latency class: run --count --latency 0 --governor: the command's CPUs poll and have no resume latency, what the VM lacks is named; all is back when it ends" {
+	d=/sys/devices/system/cpu
+	a=${OWNER_CPUS%-*} b=${OWNER_CPUS#*-}
+	state() { grep -r . $d/cpu*/power/pm_qos_resume_latency_us $d/cpu*/cpuidle/state*/disable \
+		$d/cpu*/cpufreq/scaling_governor 2>/dev/null; }
+	before=$(state)
+	run -0 rm-cpuset run --from "$OWNER_CPUS" --count 2 --latency 0 --governor performance -- \
+		cat $d/cpu$a/power/pm_qos_resume_latency_us $d/cpu$b/power/pm_qos_resume_latency_us
+	printf '# %s\n' "${lines[@]}" >&3
+	assert_equal "$(grep -cx n/a <<<"$output")" 2
+	for c in $a $b; do
+		[ -e $d/cpu$c/cpufreq ] || assert_line --partial "CPU $c has no cpufreq"
+		[ -e $d/cpu$c/cpuidle/state0 ] || assert_line --partial "CPU $c has no cpuidle states"
+	done
+	assert_equal "$(state)" "$before"
 }

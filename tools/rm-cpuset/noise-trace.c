@@ -141,10 +141,13 @@ static void block_signals(sigset_t *set, sigset_t *old)
 
 /* ---- osnoise ---- */
 
+/* The top instance's settings the tracer is given, saved and put back. */
+enum { S_CPUS, S_RUNTIME, S_PERIOD, S_THRESH, S_N };
+
 struct tracefs {
 	char *dir;       /* the tracefs mount */
 	char *inst;      /* our instance */
-	struct saved { const char *file; char *was; } saved[4];
+	struct saved { const char *file; char *was; } saved[S_N];
 };
 
 static char *tracefs_dir(const char *root)
@@ -187,6 +190,19 @@ static char *tf_read(const char *dir, const char *file)
 	return s;
 }
 
+/* The osnoise runtime and period (us): the kernel keeps runtime <= period at every write, so
+ * the one that shrinks goes first. 0 or an errno. */
+static int set_window(const char *dir, const char *runtime, const char *period)
+{
+	int rc;
+
+	if (!(rc = tf_write(dir, "osnoise/runtime_us", runtime)))
+		return tf_write(dir, "osnoise/period_us", period);
+	if (rc == EINVAL && !(rc = tf_write(dir, "osnoise/period_us", period)))
+		rc = tf_write(dir, "osnoise/runtime_us", runtime);
+	return rc;
+}
+
 static void tracefs_close(struct tracefs *tf)
 {
 	if (tf->inst) {
@@ -196,9 +212,12 @@ static void tracefs_close(struct tracefs *tf)
 		rm_kernfs_rmdir(tf->inst);
 		free(tf->inst);
 	}
+	if (tf->saved[S_RUNTIME].was && tf->saved[S_PERIOD].was)
+		set_window(tf->dir, tf->saved[S_RUNTIME].was, tf->saved[S_PERIOD].was);
 	for (size_t i = 0; i < ARRAY_SIZE(tf->saved); i++)
 		if (tf->saved[i].was) {
-			tf_write(tf->dir, tf->saved[i].file, tf->saved[i].was);
+			if (i != S_RUNTIME && i != S_PERIOD)
+				tf_write(tf->dir, tf->saved[i].file, tf->saved[i].was);
 			free(tf->saved[i].was);
 		}
 	free(tf->dir);
@@ -230,8 +249,15 @@ static void parse_trace_line(struct measure *m, char *line)
 			continue;
 		d = strstr(p, " duration ");
 		if (sscanf(p + strlen(events[i].event), " %127s", name) == 1 && d &&
-		    sscanf(d, " duration %lld", &ns) == 1)
+		    sscanf(d, " duration %lld", &ns) == 1) {
+			/* the cause's time is its events' (the samples count them only) */
+			struct tally *t = &c->cause[events[i].cause];
+
 			add_source(m, cpu, events[i].cause, name, 1, ns);
+			t->ns += ns;
+			if (ns > t->max)
+				t->max = ns;
+		}
 		return;
 	}
 	{
@@ -256,8 +282,10 @@ static void parse_trace_line(struct measure *m, char *line)
 static int measure_osnoise(struct measure *m, const char *root, hwloc_const_bitmap_t cpus,
 			   uint64_t ns, uint64_t threshold, const sigset_t *sigs, int *sig, char **msg)
 {
-	static const char *const saved[] = { "osnoise/cpus", "osnoise/period_us",
-					     "osnoise/runtime_us", "tracing_thresh" };
+	static const char *const saved[S_N] = { [S_CPUS] = "osnoise/cpus",
+						[S_RUNTIME] = "osnoise/runtime_us",
+						[S_PERIOD] = "osnoise/period_us",
+						[S_THRESH] = "tracing_thresh" };
 	struct tracefs tf = { .dir = tracefs_dir(root) };
 	char *list = rm_cpulist_format(cpus), thresh[32], *path, *line = NULL;
 	size_t cap = 0;
@@ -279,8 +307,7 @@ static int measure_osnoise(struct measure *m, const char *root, hwloc_const_bitm
 	snprintf(thresh, sizeof(thresh), "%llu",
 		 (unsigned long long)(threshold < 1000 ? 1 : threshold / 1000));
 	if ((errno = tf_write(tf.dir, "osnoise/cpus", list)) ||
-	    (errno = tf_write(tf.dir, "osnoise/period_us", "100000")) ||
-	    (errno = tf_write(tf.dir, "osnoise/runtime_us", "100000")) ||
+	    (errno = set_window(tf.dir, "100000", "100000")) ||
 	    (errno = tf_write(tf.dir, "tracing_thresh", thresh))) {
 		*msg = xasprintf("cannot set the osnoise tracer under %s: %s", tf.dir, strerror(errno));
 		goto out;
