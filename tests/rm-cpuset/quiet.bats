@@ -344,3 +344,15 @@ teardown() {
 	run -2 rm-cpuset --no-cgroups run --shared --governor performance -- true
 	run -2 rm-cpuset --no-cgroups run --count 1 --latency soon -- true
 }
+
+@test "boot-plan: the kernel command line for the CPUs outside the reservation, skew_tick=1 with it; what the running kernel has of it" {
+	S=$BATS_TEST_TMPDIR/machine
+	cp -r "$RM_SRCDIR/tests/snapshots/x86-2s-smt" "$S"
+	run -0 rm-cpuset --sysroot "$S" reserve 0-1
+	echo 'BOOT_IMAGE=/vmlinuz isolcpus=managed_irq,2-7 nohz_full=2-7 rcu_nocbs=2-7 irqaffinity=0-1 quiet' >"$S/proc/cmdline"
+	run -0 rm-cpuset --sysroot "$S" boot-plan -o cmdline,running,reboot
+	assert_output 'cmdline="isolcpus=managed_irq,2-7 nohz_full=2-7 rcu_nocbs=2-7 irqaffinity=0-1 skew_tick=1" running="isolcpus=managed_irq,2-7 nohz_full=2-7 rcu_nocbs=2-7 irqaffinity=0-1" reboot=yes'
+	sed -i 's/ quiet$/ skew_tick=1/' "$S/proc/cmdline"
+	run -0 rm-cpuset --sysroot "$S" boot-plan -o reboot
+	assert_output 'reboot=no'
+}

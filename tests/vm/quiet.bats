@@ -207,7 +207,7 @@ device_irqs_on() {
 @test "quiet: boot-plan names the kernel parameters for the isolated owner's CPUs, and its latency class" {
 	run -0 rm-cpuset alloc --from "$OWNER_CPUS" --count 2 --owner plan --isolate --latency 50
 	run -0 rm-cpuset boot-plan
-	assert_output --regexp "^boot_plan=isolated cpus=$OWNER_CPUS housekeeping=[0-9,-]+ cmdline=\"isolcpus=managed_irq,$OWNER_CPUS nohz_full=$OWNER_CPUS rcu_nocbs=$OWNER_CPUS irqaffinity=[0-9,-]+\" running=.* reboot=yes latency=\"plan:$OWNER_CPUS:latency=50\"$"
+	assert_output --regexp "^boot_plan=isolated cpus=$OWNER_CPUS housekeeping=[0-9,-]+ cmdline=\"isolcpus=managed_irq,$OWNER_CPUS nohz_full=$OWNER_CPUS rcu_nocbs=$OWNER_CPUS irqaffinity=[0-9,-]+ skew_tick=1\" running=.* reboot=yes latency=\"plan:$OWNER_CPUS:latency=50\"$"
 }
 
 @test "quiet: rm-topo irqs agrees with /proc/irq and /proc/interrupts" {

@@ -74,7 +74,7 @@ static error_t no_args(int key, char *arg, struct argp_state *state)
 static char *running_params(const char *root)
 {
 	static const char *const keys[] = { "isolcpus=", "nohz_full=", "rcu_nocbs=",
-					    "irqaffinity=", NULL };
+					    "irqaffinity=", "skew_tick=", NULL };
 	char *cmdline = rm_sysfs_read(root, "proc/cmdline"), *w, *save = NULL, *out = xstrdup("");
 
 	for (w = cmdline ? strtok_r(cmdline, " \n", &save) : NULL; w;
@@ -98,7 +98,8 @@ int cmd_boot_plan(int argc, char **argv, struct rm_common *c)
 		"the isolated owners (or, with none, the CPUs outside the reservation): "
 		"isolcpus=managed_irq (managed IRQs, which cannot be moved at run time), nohz_full "
 		"(no tick while one task runs), rcu_nocbs (RCU callbacks off them) and "
-		"irqaffinity (where IRQs start); and the owners' latency classes, which are set at "
+		"irqaffinity (where IRQs start), skew_tick=1 (the CPUs' ticks apart, not all at "
+		"once); and the owners' latency classes, which are set at "
 		"run time. Prints one record; changes nothing.",
 		NULL, NULL, NULL
 	};
@@ -128,8 +129,8 @@ int cmd_boot_plan(int argc, char **argv, struct rm_common *c)
 	list = rm_cpulist_format(cpus);
 	hkl = rm_cpulist_format(hk);
 	cmdline = hwloc_bitmap_iszero(cpus) || hwloc_bitmap_iszero(hk) ? xstrdup("") :
-		  xasprintf("isolcpus=managed_irq,%s nohz_full=%s rcu_nocbs=%s irqaffinity=%s",
-			    list, list, list, hkl);
+		  xasprintf("isolcpus=managed_irq,%s nohz_full=%s rcu_nocbs=%s irqaffinity=%s "
+			    "skew_tick=1", list, list, list, hkl);
 	running = rm_input_sysfs(p.t->in) ? running_params(rm_input_root(p.t->in)) : NULL;
 
 	out = rm_out_new(&c->out, "boot_plans", plan_cols, ARRAY_SIZE(plan_cols), NULL, true);
