@@ -83,6 +83,23 @@ snapshot() {
 	assert_equal "$(snapshot)" "$before"
 }
 
+@test "quiet: kernel.timer_migration is 0 where the kernel has the timer migration hierarchy (6.9 and later), 1 before; restored either way" {
+	echo 6.12.118+deb12-rt-amd64 >"$R/proc/sys/kernel/osrelease"
+	echo 1 >"$R/proc/sys/kernel/timer_migration"
+	before=$(snapshot)
+	run -0 "$tq" "$R" 6-7 0-7
+	assert_equal "$(cat "$R/proc/sys/kernel/timer_migration")" 0
+	run -0 grep -c '^file=proc/sys/kernel/timer_migration was=1$' "$RM_STATE_DIR/quiet.state"
+	run -0 "$tq" "$R" '' 0-7
+	assert_equal "$(snapshot)" "$before"
+	echo 6.1.0-37-amd64 >"$R/proc/sys/kernel/osrelease"
+	echo 0 >"$R/proc/sys/kernel/timer_migration"
+	run -0 "$tq" "$R" 6-7 0-7
+	assert_equal "$(cat "$R/proc/sys/kernel/timer_migration")" 1
+	run -0 "$tq" "$R" '' 0-7
+	assert_equal "$(cat "$R/proc/sys/kernel/timer_migration")" 0
+}
+
 @test "quiet: a second sync with more CPUs keeps the first values; the empty set restores everything byte for byte" {
 	run -0 "$tq" "$R" 6-7 0-7
 	run -0 "$tq" "$R" 4-7 0-7

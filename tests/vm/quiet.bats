@@ -39,7 +39,7 @@ values() {
 		/sys/devices/virtual/workqueue/*/cpumask /proc/sys/kernel/timer_migration \
 		/proc/sys/vm/stat_interval /proc/sys/kernel/watchdog_cpumask \
 		/sys/class/net/*/queues/rx-*/rps_cpus /sys/class/net/*/queues/tx-*/xps_cpus; do
-		[ -r "$f" ] && echo "$f $(cat "$f")"
+		[ -r "$f" ] && echo "$f $(cat "$f" 2>/dev/null)" # lo has no xps_cpus to read
 	done
 }
 
@@ -138,7 +138,9 @@ device_irqs_on() {
 		for c in ${OWNER_CPUS/-/ }; do ! in_list "$c" "$aff" || fail "IRQ $n still has $aff"; done
 	done
 	! wq_has_owner_cpus || fail "the workqueue cpumask $(cat /sys/devices/virtual/workqueue/cpumask) holds $OWNER_CPUS"
-	assert_equal "$(cat /proc/sys/kernel/timer_migration)" 1
+	# the value measured better on each kernel (the timer migration hierarchy: 6.9 and later)
+	case $(uname -r) in [0-5].* | 6.[0-8].*) tm=1 ;; *) tm=0 ;; esac
+	assert_equal "$(cat /proc/sys/kernel/timer_migration)" "$tm"
 	assert_equal "$(cat /proc/sys/vm/stat_interval)" 10
 	# 20 s of NVMe I/O from the rest of the system, irqbalance running with the CPUs banned
 	io
@@ -333,7 +335,7 @@ measure() {
 	d=/sys/devices/system/cpu
 	a=${OWNER_CPUS%-*} b=${OWNER_CPUS#*-}
 	state() { grep -r . $d/cpu*/power/pm_qos_resume_latency_us $d/cpu*/cpuidle/state*/disable \
-		$d/cpu*/cpufreq/scaling_governor 2>/dev/null; }
+		$d/cpu*/cpufreq/scaling_governor 2>/dev/null || true; } # what the VM lacks is missing
 	before=$(state)
 	run -0 rm-cpuset run --from "$OWNER_CPUS" --count 2 --latency 0 --governor performance -- \
 		cat $d/cpu$a/power/pm_qos_resume_latency_us $d/cpu$b/power/pm_qos_resume_latency_us
