@@ -267,14 +267,17 @@ measure() {
 	if grep -qw osnoise /sys/kernel/debug/tracing/available_tracers 2>/dev/null ||
 	   grep -qw osnoise /sys/kernel/tracing/available_tracers 2>/dev/null; then METHOD=osnoise; else METHOD=loop; fi
 	start_irqbalance
-	io "$OTHER_CPU"
+	# a CPU this shell may run on (before 6.7 the reservation keeps it to the reserved CPU)
+	hk=$(sed -n 's/^Cpus_allowed_list:\t*//p' /proc/self/status)
+	hk=${hk%%[-,]*}
+	io "$hk"
 	run -0 rm-cpuset alloc --from "$OWNER_CPUS" --count 2 --owner mb
 	measure mb "before --isolate"
 	run -0 rm-cpuset release mb
 	run -0 rm-cpuset alloc --from "$OWNER_CPUS" --count 2 --owner ma --isolate
 	measure ma "after --isolate"
 	# housekeeping CPUs arming short timers while the owner's CPUs are busy (the measurement)
-	taskset -c "$OTHER_CPU" sh -c 'while :; do sleep 0.01; done' 3>&- &
+	taskset -c "$hk" sh -c 'while :; do sleep 0.01; done' 3>&- &
 	T_PID=$!
 	for tm in 0 1; do
 		echo "$tm" >/proc/sys/kernel/timer_migration
