@@ -22,7 +22,7 @@
  * same). */
 struct rm_quiet_sysctl {
 	const char *path;  /* below the root */
-	const char *value; /* NULL: the kernel's (kernel.timer_migration) */
+	const char *value;
 	const char *why;
 };
 extern const struct rm_quiet_sysctl rm_quiet_sysctls[];

@@ -19,7 +19,7 @@ setup() {
 	echo 6 >"$R/proc/irq/24/effective_affinity_list"
 	echo ff >"$R/sys/devices/virtual/workqueue/cpumask"
 	echo ff >"$R/sys/devices/virtual/workqueue/writeback/cpumask"
-	echo 0 >"$R/proc/sys/kernel/timer_migration"
+	echo 1 >"$R/proc/sys/kernel/timer_migration"
 	echo 1 >"$R/proc/sys/vm/stat_interval"
 	echo 11111111-2222-3333-4444-555555555555 >"$R/proc/sys/kernel/random/boot_id"
 	cat >"$R/proc/interrupts" <<-'END'
@@ -47,7 +47,7 @@ snapshot() {
 	assert_equal "$(cat "$R/proc/irq/26/smp_affinity_list")" 0-3 # never there: untouched
 	assert_equal "$(cat "$R/sys/devices/virtual/workqueue/cpumask")" 3f
 	assert_equal "$(cat "$R/sys/devices/virtual/workqueue/writeback/cpumask")" 3f
-	assert_equal "$(cat "$R/proc/sys/kernel/timer_migration")" 1
+	assert_equal "$(cat "$R/proc/sys/kernel/timer_migration")" 0
 	assert_equal "$(cat "$R/proc/sys/vm/stat_interval")" 10
 	run -0 grep -v '^rmtools_state=' "$RM_STATE_DIR/quiet.state"
 	assert_golden rm-cpuset quiet-state
@@ -81,23 +81,6 @@ snapshot() {
 	assert_output 3
 	run -0 "$tq" "$R" '' 0-7
 	assert_equal "$(snapshot)" "$before"
-}
-
-@test "quiet: kernel.timer_migration is 0 where the kernel has the timer migration hierarchy (6.9 and later), 1 before; restored either way" {
-	echo 6.12.118+deb12-rt-amd64 >"$R/proc/sys/kernel/osrelease"
-	echo 1 >"$R/proc/sys/kernel/timer_migration"
-	before=$(snapshot)
-	run -0 "$tq" "$R" 6-7 0-7
-	assert_equal "$(cat "$R/proc/sys/kernel/timer_migration")" 0
-	run -0 grep -c '^file=proc/sys/kernel/timer_migration was=1$' "$RM_STATE_DIR/quiet.state"
-	run -0 "$tq" "$R" '' 0-7
-	assert_equal "$(snapshot)" "$before"
-	echo 6.1.0-37-amd64 >"$R/proc/sys/kernel/osrelease"
-	echo 0 >"$R/proc/sys/kernel/timer_migration"
-	run -0 "$tq" "$R" 6-7 0-7
-	assert_equal "$(cat "$R/proc/sys/kernel/timer_migration")" 1
-	run -0 "$tq" "$R" '' 0-7
-	assert_equal "$(cat "$R/proc/sys/kernel/timer_migration")" 0
 }
 
 @test "quiet: a second sync with more CPUs keeps the first values; the empty set restores everything byte for byte" {
@@ -149,10 +132,11 @@ snapshot() {
 	echo 99999999-2222-3333-4444-555555555555 >"$R/proc/sys/kernel/random/boot_id"
 	echo 0-7 >"$R/proc/irq/24/smp_affinity_list" # the kernel's default again
 	echo 1 >"$R/proc/sys/vm/stat_interval"
+	echo 0 >"$R/proc/sys/kernel/timer_migration"
 	run -0 "$tq" "$R" 6-7 0-7
 	run -0 grep '^boot=' "$RM_STATE_DIR/quiet.state"
 	assert_output 'boot=99999999-2222-3333-4444-555555555555 cpus=6-7'
-	# the old journal said timer_migration was 0; this boot's value is 1, nothing to record
+	# the old journal said timer_migration was 1; this boot's value is 0, nothing to record
 	run -1 grep '^file=proc/sys/kernel/timer_migration ' "$RM_STATE_DIR/quiet.state"
 	run -0 grep '^file=proc/sys/vm/stat_interval ' "$RM_STATE_DIR/quiet.state"
 	assert_output 'file=proc/sys/vm/stat_interval was=1'
