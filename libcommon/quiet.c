@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Quieting CPUs at run time: IRQs, workqueues, kernel threads and sysctls off them, journaled. */
+/* Quieting CPUs at run time: IRQs, workqueues, kernel threads, sysctls, the lockup detectors and
+ * RPS/XPS off them, journaled. */
 #include "config.h"
 
 #include <ctype.h>
@@ -188,7 +189,8 @@ static int sync_irqs(struct sync *s, bool restore, bool apply)
 	return 0;
 }
 
-/* ---- workqueue cpumasks and sysctls: files with a value each ---- */
+/* ---- workqueue cpumasks, sysctls, the lockup detectors' CPUs, NIC queues' RPS and XPS masks:
+ * files with a value each ---- */
 
 /* How a file holds its value: as it is, or a set of CPUs (a hex mask or a list) from which the
  * quiet CPUs are taken. */
