@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Quieting CPUs at run time: IRQs, workqueues, kernel threads and sysctls off them, journaled. */
+/* Quieting CPUs at run time: IRQs, workqueues, kernel threads, sysctls, the lockup detectors and
+ * RPS/XPS off them, journaled. */
 #include "config.h"
 
 #include <ctype.h>
@@ -18,6 +19,7 @@
 #include "atomicfile.h"
 #include "cpulist.h"
 #include "irq.h"
+#include "irqbalance.h"
 #include "kernfs.h"
 #include "process.h"
 #include "quiet.h"
@@ -29,9 +31,11 @@
 extern char **environ;
 
 const struct rm_quiet_sysctl rm_quiet_sysctls[] = {
-	/* timers queued by CPUs that go idle are run by a busy CPU (the timer migration
-	 * hierarchy), so that the quiet CPUs' idle periods are not cut by others' timers */
-	{ "proc/sys/kernel/timer_migration", "1", "idle CPUs' timers run elsewhere" },
+	/* every timer stays on the CPU that armed it: with 1, Linux 6.9 and later hand idle CPUs'
+	 * timers to a busy CPU of the timer migration hierarchy, which knows nothing of isolation
+	 * made at run time and may pick a quiet one; measured on 6.1, 6.12 and 6.12-rt, 0 took
+	 * less time from the quiet CPUs on each (the man page's figures) */
+	{ "proc/sys/kernel/timer_migration", "0", "timers stay on the CPU that armed them" },
 	/* the per-CPU VM statistics are folded every 10 s instead of every second: the vmstat
 	 * work is one of the kernel's per-CPU wake-ups that cannot be moved */
 	{ "proc/sys/vm/stat_interval", "10", "vmstat work every 10 s, not every 1 s" },
@@ -39,6 +43,11 @@ const struct rm_quiet_sysctl rm_quiet_sysctls[] = {
 };
 
 #define WQ_DIR "sys/devices/virtual/workqueue"
+#define WATCHDOG_MASK "proc/sys/kernel/watchdog_cpumask"
+#define NET_DIR "sys/class/net"
+/* network interfaces and queues per interface looked at: bounds, above what machines have */
+#define MAX_NICS 1024
+#define MAX_QUEUES 4096
 #define PF_KTHREAD 0x00200000u
 #define PF_NO_SETAFFINITY 0x04000000u
 
@@ -63,6 +72,9 @@ struct sync {
 	size_t ndone;
 	struct rm_quiet_result *res;
 	char *warn;                /* restore failures, one per line */
+	int irqbalance;            /* its pid, 0 when none runs */
+	hwloc_bitmap_t was_quiet;  /* the journal's quiet CPUs before this sync */
+	bool told;                 /* irqbalance took the banned CPUs through its socket */
 };
 
 static void add_next(struct sync *s, struct rm_record *r)
@@ -177,13 +189,24 @@ static int sync_irqs(struct sync *s, bool restore, bool apply)
 	return 0;
 }
 
-/* ---- workqueue cpumasks and sysctls: files with a value each ---- */
+/* ---- workqueue cpumasks, sysctls, the lockup detectors' CPUs, NIC queues' RPS and XPS masks:
+ * files with a value each ---- */
 
-/* FILE (below the root) to VALUE (or, with MASK, its value less the quiet CPUs); FATAL: a
- * failure to write fails the sync (the global workqueue mask, the sysctls), else it is skipped
- * (a workqueue the kernel does not let change). */
-static int sync_file(struct sync *s, const char *path, const char *value, bool mask, bool fatal,
-		     bool restore, bool apply, char **errmsg)
+/* How a file holds its value: as it is, or a set of CPUs (a hex mask or a list) from which the
+ * quiet CPUs are taken. */
+enum format { F_VALUE, F_MASK, F_LIST };
+
+static int parse_set(enum format f, const char *str, hwloc_bitmap_t set)
+{
+	return f == F_MASK ? rm_cpulist_parse_mask(str, set, NULL) :
+			     rm_cpulist_parse_list(str, set, NULL);
+}
+
+/* FILE (below the root) to VALUE (or, for a set, its value less the quiet CPUs; an empty set
+ * stays empty: RPS or XPS off); FATAL: a failure to write fails the sync (the global workqueue
+ * mask, the sysctls), else it is skipped (a workqueue the kernel does not let change). */
+static int sync_file(struct sync *s, const char *path, const char *value, enum format f,
+		     bool fatal, bool restore, bool apply, char **errmsg)
 {
 	const struct rm_record *j = journal_find(s, "file", path);
 	char *cur = rm_sysfs_read(s->root, path), *want = NULL;
@@ -196,13 +219,15 @@ static int sync_file(struct sync *s, const char *path, const char *value, bool m
 	was = j && rm_record_get(j, "was") ? rm_record_get(j, "was") : cur;
 	if (restore) {
 		want = xstrdup(was);
-	} else if (mask) {
+	} else if (f != F_VALUE) {
 		hwloc_bitmap_t w = hwloc_bitmap_alloc();
 
 		set = hwloc_bitmap_alloc();
-		if (rm_cpulist_parse_mask(was, set, NULL) == 0) {
+		if (parse_set(f, was, set) == 0 && !hwloc_bitmap_iszero(set)) {
 			away(s, set, w);
-			want = hwloc_bitmap_isequal(w, set) ? xstrdup(was) : rm_cpulist_format_mask(w);
+			want = hwloc_bitmap_isequal(w, set) ? xstrdup(was) :
+			       f == F_MASK		    ? rm_cpulist_format_mask(w) :
+							      rm_cpulist_format(w);
 		}
 		hwloc_bitmap_free(set);
 		hwloc_bitmap_free(w);
@@ -219,17 +244,15 @@ static int sync_file(struct sync *s, const char *path, const char *value, bool m
 		add_next(s, &r);
 	}
 	if (apply && strcmp(cur, want)) {
-		bool same = true;
+		bool same = false;
 
-		if (mask) { /* "ff" and "000000ff" are the same mask */
+		if (f != F_VALUE) { /* "ff" and "000000ff" are the same mask */
 			hwloc_bitmap_t a = hwloc_bitmap_alloc(), b = hwloc_bitmap_alloc();
 
-			same = !rm_cpulist_parse_mask(cur, a, NULL) &&
-			       !rm_cpulist_parse_mask(want, b, NULL) && hwloc_bitmap_isequal(a, b);
+			same = !parse_set(f, cur, a) && !parse_set(f, want, b) &&
+			       hwloc_bitmap_isequal(a, b);
 			hwloc_bitmap_free(a);
 			hwloc_bitmap_free(b);
-		} else {
-			same = false;
 		}
 		if (!same && (e = write_file(s->root, path, want)) == 0) {
 			add_done(s, K_FILE, 0, path, cur);
@@ -251,12 +274,67 @@ static bool is_subdir(const char *name)
 	return name[0] != '.';
 }
 
+static bool is_queue(const char *name)
+{
+	return !strncmp(name, "rx-", 3) || !strncmp(name, "tx-", 3);
+}
+
+/* The queues directory of network interface NAME below the root ("sys/devices/.../queues"),
+ * from its link in sys/class/net: writes follow no link. NULL when it is no such link. */
+static char *nic_dir(const struct sync *s, const char *name)
+{
+	char *link = rm_sysfs_path(s->root, NET_DIR), *path = xasprintf("%s/%s", link, name);
+	char buf[512];
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+
+	free(link);
+	free(path);
+	if (n <= 0 || (size_t)n >= sizeof(buf) - 1)
+		return NULL;
+	buf[n] = '\0';
+	if (strncmp(buf, "../../devices/", 14) || strstr(buf + 13, "/.."))
+		return NULL;
+	return xasprintf("sys/%s/queues", buf + 6);
+}
+
+/* Each NIC queue's RPS mask (the CPUs its received packets are processed on) and XPS mask (the
+ * CPUs whose packets it sends); both skipped where the kernel refuses them. */
+static void sync_nics(struct sync *s, bool restore, bool apply)
+{
+	char *dir = rm_sysfs_path(s->root, NET_DIR), **nics = NULL;
+	int n = rm_kernfs_subdirs(dir, 0, NULL, &nics);
+
+	for (int i = 0; i < n && i < MAX_NICS; i++) {
+		char *dev = nic_dir(s, nics[i]), *queues_dir, **queues = NULL;
+		int nq;
+
+		if (!dev)
+			continue;
+		queues_dir = rm_sysfs_path(s->root, dev);
+		nq = rm_kernfs_subdirs(queues_dir, RM_KERNFS_NOFOLLOW, is_queue, &queues);
+		for (int q = 0; q < nq && q < MAX_QUEUES; q++) {
+			char *path = xasprintf("%s/%s/%s", dev, queues[q],
+					       queues[q][0] == 'r' ? "rps_cpus" : "xps_cpus");
+
+			sync_file(s, path, NULL, F_MASK, false, restore, apply, NULL);
+			free(path);
+		}
+		if (nq > 0)
+			rm_kernfs_names_free(queues, nq);
+		free(queues_dir);
+		free(dev);
+	}
+	if (n > 0)
+		rm_kernfs_names_free(nics, n);
+	free(dir);
+}
+
 static int sync_files(struct sync *s, bool restore, bool apply, char **errmsg)
 {
 	char *dir = rm_sysfs_path(s->root, WQ_DIR), **names = NULL;
 	int n, rc = 0;
 
-	if (sync_file(s, WQ_DIR "/cpumask", NULL, true, true, restore, apply, errmsg)) {
+	if (sync_file(s, WQ_DIR "/cpumask", NULL, F_MASK, true, restore, apply, errmsg)) {
 		free(dir);
 		return -1;
 	}
@@ -264,14 +342,19 @@ static int sync_files(struct sync *s, bool restore, bool apply, char **errmsg)
 	for (int i = 0; i < n && !rc; i++) {
 		char *path = xasprintf(WQ_DIR "/%s/cpumask", names[i]);
 
-		rc = sync_file(s, path, NULL, true, false, restore, apply, errmsg);
+		rc = sync_file(s, path, NULL, F_MASK, false, restore, apply, errmsg);
 		free(path);
 	}
 	if (n > 0)
 		rm_kernfs_names_free(names, n);
 	free(dir);
 	for (const struct rm_quiet_sysctl *q = rm_quiet_sysctls; q->path && !rc; q++)
-		rc = sync_file(s, q->path, q->value, false, true, restore, apply, errmsg);
+		rc = sync_file(s, q->path, q->value, F_VALUE, true, restore, apply, errmsg);
+	/* the lockup detectors (the NMI watchdog and the soft lockup timer) on the other CPUs */
+	if (!rc)
+		sync_file(s, WATCHDOG_MASK, NULL, F_LIST, false, restore, apply, NULL);
+	if (!rc)
+		sync_nics(s, restore, apply);
 	return rc;
 }
 
@@ -488,21 +571,51 @@ static int put_text(const char *file, const char *text)
 	return rc;
 }
 
-/* irqbalance reads its banned CPUs once, at start, from IRQBALANCE_BANNED_CPULIST; that list
- * replaces the isolcpus= and nohz_full= CPUs it bans by itself, so they are added. */
+/* What irqbalance is to ban with QUIET quiet: QUIET and the isolcpus= and nohz_full= CPUs it
+ * bans by itself (a list it is given replaces those). Allocated. */
+static char *banned_list(const struct sync *s, hwloc_const_bitmap_t quiet)
+{
+	hwloc_bitmap_t ban = hwloc_bitmap_dup(quiet), set = hwloc_bitmap_alloc();
+	char *list;
+
+	if (rm_sysfs_read_set(s->root, "sys/devices/system/cpu/isolated", set) == 0)
+		hwloc_bitmap_or(ban, ban, set);
+	if (rm_sysfs_read_set(s->root, "sys/devices/system/cpu/nohz_full", set) == 0)
+		hwloc_bitmap_or(ban, ban, set);
+	list = rm_cpulist_format(ban);
+	hwloc_bitmap_free(ban);
+	hwloc_bitmap_free(set);
+	return list;
+}
+
+/* Tell a running irqbalance through its socket to ban QUIET's CPUs from its next pass on: before
+ * the IRQs move off them, so that it puts none back. Sets s->told; a daemon without a socket is
+ * left to sync_irqbalance's restart. */
+static void tell_irqbalance(struct sync *s, hwloc_const_bitmap_t quiet)
+{
+	char *list = banned_list(s, quiet), *msg = NULL;
+
+	int rc = s->irqbalance ? rm_irqbalance_ban(s->root, s->irqbalance, list, &msg) : 1;
+
+	s->told = rc == 0;
+	if (rc < 0)
+		add_warning(s, msg);
+	else
+		free(msg);
+	free(list);
+}
+
+/* The file irqbalance reads its banned CPUs from when it starts (IRQBALANCE_BANNED_CPULIST): a
+ * systemd drop-in, else an environment file; a running daemon that took them through its socket
+ * needs no restart, one that did not is restarted by systemd or named for the admin. */
 static int sync_irqbalance(struct sync *s, bool restore, char **errmsg)
 {
 	char *file = rm_quiet_irqbalance_file(s->root), *text = NULL, *cur, *list;
 	bool systemd = systemd_runs(s->root);
-	hwloc_bitmap_t ban = hwloc_bitmap_dup(s->quiet), set = hwloc_bitmap_alloc();
-	int pid, rc = 0;
+	int rc = 0;
 
 	if (!restore) {
-		if (rm_sysfs_read_set(s->root, "sys/devices/system/cpu/isolated", set) == 0)
-			hwloc_bitmap_or(ban, ban, set);
-		if (rm_sysfs_read_set(s->root, "sys/devices/system/cpu/nohz_full", set) == 0)
-			hwloc_bitmap_or(ban, ban, set);
-		list = rm_cpulist_format(ban);
+		list = banned_list(s, s->quiet);
 		text = systemd ? xasprintf("# rm-cpuset: CPUs of isolated owners\n[Service]\n"
 					   "Environment=IRQBALANCE_BANNED_CPULIST=%s\n", list)
 			       : xasprintf("IRQBALANCE_BANNED_CPULIST=%s\n", list);
@@ -516,31 +629,28 @@ static int sync_irqbalance(struct sync *s, bool restore, char **errmsg)
 			rc = -1;
 		} else if (systemd) {
 			/* the drop-in counts from the next reload: at boot too, where irqbalance
-			 * starts after rm-cpuset (rmtools-cpuset.service). The restart is queued,
-			 * not waited for: irqbalance is ordered after rmtools-cpuset.service, which
-			 * may be what runs this. */
+			 * starts after rm-cpuset (rmtools-cpuset.service). A restart, only for a
+			 * daemon that has no socket, is queued, not waited for: irqbalance is
+			 * ordered after rmtools-cpuset.service, which may be what runs this. */
 			char *reload[] = { "systemctl", "daemon-reload", NULL };
 			char *restart[] = { "systemctl", "--no-block", "try-restart",
 					    "irqbalance.service", NULL };
 
-			pid = irqbalance_pid(s->root);
-			if (run_cmd(reload) || (pid && run_cmd(restart)))
+			if (run_cmd(reload) || (s->irqbalance && !s->told && run_cmd(restart)))
 				s->res->irqbalance = xasprintf(
 					"systemd could not be told of %s: 'systemctl daemon-reload' "
 					"and 'systemctl restart irqbalance' make irqbalance read it",
 					file);
-		} else if ((pid = irqbalance_pid(s->root))) {
+		} else if (s->irqbalance && !s->told) {
 			s->res->irqbalance = xasprintf(
-				"irqbalance (pid %d) reads its banned CPUs when it starts: restart it "
-				"with the environment in %s, then 'rm-cpuset gc' moves off any IRQ it "
-				"put back", pid, file);
+				"irqbalance (pid %d) has no socket and reads its banned CPUs when it "
+				"starts: restart it with the environment in %s, then 'rm-cpuset gc' "
+				"moves off any IRQ it put back", s->irqbalance, file);
 		}
 	}
 	free(cur);
 	free(text);
 	free(file);
-	hwloc_bitmap_free(ban);
-	hwloc_bitmap_free(set);
 	return rc;
 }
 
@@ -558,6 +668,8 @@ static void undo(struct sync *s)
 		else
 			set_affinity_list(c->id, c->before);
 	}
+	if (s->told)
+		tell_irqbalance(s, s->was_quiet);
 }
 
 static void free_records(struct rm_record *r, size_t n)
@@ -640,8 +752,12 @@ int rm_quiet_sync(const char *root, hwloc_const_bitmap_t quiet, hwloc_const_bitm
 	}
 	old = xcalloc(s.st.nrecords + 1, sizeof(*old));
 	nold = s.st.nrecords;
-	for (size_t i = 0; i < nold; i++)
+	s.was_quiet = hwloc_bitmap_alloc();
+	for (size_t i = 0; i < nold; i++) {
 		rm_record_copy(&old[i], &s.st.records[i]);
+		if (!strcmp(rm_record_kind(&old[i]), "boot"))
+			rm_cpulist_parse(rm_record_get(&old[i], "cpus") ?: "", s.was_quiet, NULL);
+	}
 
 	/* plan: the journal gets every value about to change before it changes */
 	sync_irqs(&s, restore, false);
@@ -661,10 +777,14 @@ int rm_quiet_sync(const char *root, hwloc_const_bitmap_t quiet, hwloc_const_bitm
 	s.next = NULL;
 	s.nnext = 0;
 
-	/* apply */
+	/* apply: irqbalance bans the quiet CPUs before the IRQs leave them */
+	s.irqbalance = irqbalance_pid(root);
+	if (!restore)
+		tell_irqbalance(&s, quiet);
 	sync_irqs(&s, restore, true);
 	if (sync_files(&s, restore, true, errmsg) ||
 	    (live ? (sync_kthreads(&s, restore, true), 0) : 0) ||
+	    (restore ? (tell_irqbalance(&s, quiet), 0) : 0) ||
 	    sync_irqbalance(&s, restore, errmsg)) {
 		undo(&s);
 		/* when this fails, the journal holds the values before: a later sync restores */
@@ -699,9 +819,11 @@ int rm_quiet_sync(const char *root, hwloc_const_bitmap_t quiet, hwloc_const_bitm
 out:
 	if (s.warn) {
 		if (rc == 0 && res != &own) {
+			char *w = res->irqbalance ? xasprintf("%s; %s", res->irqbalance, s.warn)
+						  : xstrdup(s.warn);
+
 			free(res->irqbalance);
-			res->irqbalance = res->irqbalance ? xasprintf("%s; %s", res->irqbalance, s.warn)
-							  : xstrdup(s.warn);
+			res->irqbalance = w;
 		}
 		free(s.warn);
 	}
@@ -718,6 +840,8 @@ out:
 		hwloc_bitmap_free(s.quiet);
 	if (s.hk)
 		hwloc_bitmap_free(s.hk);
+	if (s.was_quiet)
+		hwloc_bitmap_free(s.was_quiet);
 	free(boot);
 	if (res == &own)
 		rm_quiet_result_free(&own);

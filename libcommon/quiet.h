@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Quieting CPUs at run time: IRQs, workqueues, kernel threads and sysctls off them, journaled. */
+/* Quieting CPUs at run time: IRQs, workqueues, kernel threads, sysctls, the lockup detectors and
+ * RPS/XPS off them, journaled. */
 #ifndef RM_QUIET_H
 #define RM_QUIET_H
 
@@ -12,7 +13,8 @@
  * written before the change, so that a later sync restores it after a crash:
  *   boot=BOOT_ID cpus=LIST        the boot the values belong to, the CPUs kept quiet
  *   irq=N was=LIST                /proc/irq/N/smp_affinity_list before
- *   file=PATH was=VALUE           a workqueue cpumask or a sysctl before (PATH below the root)
+ *   file=PATH was=VALUE           a workqueue cpumask, a sysctl or an RPS or XPS mask before
+ *                                 (PATH below the root)
  *   kthread=PID start=TICKS was=LIST   a kernel thread's affinity before
  *   unmovable=N                   an IRQ on the quiet CPUs whose affinity the kernel keeps
  * A journal of another boot is dropped: the kernel started from its defaults again. */

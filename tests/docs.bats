@@ -670,6 +670,21 @@ cpuset_owners() {
 	assert_output ''
 }
 
+@test "bash completion: rm-cpuset --governor offers the machine's cpufreq governors, --min-freq max" {
+	d=$BATS_TEST_TMPDIR/root/sys/devices/system/cpu
+	mkdir -p "$d/cpu0/cpufreq" "$d/cpu1/cpufreq"
+	echo 'performance powersave' >"$d/cpu0/cpufreq/scaling_available_governors"
+	echo 'performance powersave' >"$d/cpu1/cpufreq/scaling_available_governors"
+	RM_SYSROOT=$BATS_TEST_TMPDIR/root bash_complete 'rm-cpuset alloc --governor '
+	assert_output "$(printf '%s\n' performance powersave)"
+	bash_complete "rm-cpuset --sysroot $BATS_TEST_TMPDIR/root run -c 2 --governor=p"
+	assert_output "$(printf '%s\n' performance powersave)"
+	bash_complete 'rm-cpuset alloc --min-freq '
+	assert_output max
+	bash_complete 'rm-cpuset alloc --latency '
+	assert_output ''
+}
+
 @test "bash completion: rm-cpuset owners come from the state" {
 	cpuset_owners
 	bash_complete 'rm-cpuset release '
@@ -942,6 +957,13 @@ install_data() {
 	assert_equal "$(offered "$all" 'rm-cpuset export ')" "$(printf '%s\n' kubelet slurm systemd)"
 	offered "$all" 'rm-cpuset run --count 2 -- ech' | grep -qx echo
 	assert_equal "$(offered "$all" 'rm-cpuset alloc --near ')" "$(printf '%s\n' - 0000:3b:00.0)"
+	d=$BATS_TEST_TMPDIR/root/sys/devices/system/cpu/cpu0/cpufreq
+	mkdir -p "$d" && echo 'performance schedutil' >"$d/scaling_available_governors"
+	RM_SYSROOT=$BATS_TEST_TMPDIR/root zsh_capture 'rm-cpuset alloc --governor ' \
+		'rm-cpuset run -c 1 --min-freq '
+	assert_equal "$(offered "$output" 'rm-cpuset alloc --governor ')" \
+		"$(printf '%s\n' performance schedutil)"
+	assert_equal "$(offered "$output" 'rm-cpuset run -c 1 --min-freq ')" max
 }
 
 @test "zsh completion: rm-hugepages sizes, fields and formats" {

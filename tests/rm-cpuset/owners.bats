@@ -47,13 +47,15 @@ cs() {
 	assert_output "owner=web"
 }
 
-@test "alloc --shared: refused with --count or a placement option, exit 2, nothing made" {
+@test "alloc --shared: refused with --count, a placement option or a latency class, exit 2, nothing made" {
 	run -2 --separate-stderr cs alloc --shared --owner b --count 2
 	[[ $stderr == *"--shared takes no --count"* ]] || fail "$stderr"
 	run -2 --separate-stderr cs alloc --shared --owner b --isolate
 	[[ $stderr == *"--shared takes no --isolate"* ]] || fail "$stderr"
 	run -2 --separate-stderr cs alloc --shared --owner b --memory 1G
 	[[ $stderr == *"--shared takes no --memory or --hugepages"* ]] || fail "$stderr"
+	run -2 --separate-stderr cs alloc --shared --owner b --latency 10
+	[[ $stderr == *"--shared takes no latency class"* ]] || fail "$stderr"
 	[ ! -e "$RM_STATE_DIR/cpuset.state" ]
 }
 

@@ -7,6 +7,7 @@
 #   tests/vm/lab.sh                   every shape, RM_LAB_JOBS (2) at a time
 #   tests/vm/lab.sh numa-6.1 v1-6.1   only these shapes
 #   tests/vm/lab.sh --list            the shapes, their kernels and their tests
+#   RM_LAB_TESTS=quiet tests/vm/lab.sh rt-6.12   only these bats files in the shapes' boots
 #   tests/vm/lab.sh --shell numa-6.12 boot one shape with a shell on this terminal (poweroff -f ends it)
 #   tests/vm/lab.sh system-6.12       the Debian 12 node with systemd and cloud-init (system.sh)
 #
@@ -271,7 +272,7 @@ boot() {
 	NAME=$name
 	kernel=$(INDEX=1 shape_field) || die "no shape $name (see --list)"
 	machine=$(INDEX=2 shape_field); cgroup=$(INDEX=3 shape_field)
-	extra=$(INDEX=4 shape_field); tests=$(INDEX=5 shape_field)
+	extra=$(INDEX=4 shape_field); tests=${RM_LAB_TESTS:-$(INDEX=5 shape_field)}
 	if [ "$machine" = system ]; then system_boot "$name" "$shell"; return; fi
 	kdir=$(fetch_kernel "$kernel") || exit 1
 	vmlinuz=$(ls "$kdir"/boot/vmlinuz-* | head -n 1)

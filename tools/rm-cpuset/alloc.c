@@ -49,6 +49,7 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 		state->child_inputs[0] = &a->r;
 		state->child_inputs[1] = &a->r;
 		state->child_inputs[2] = &a->limits;
+		state->child_inputs[3] = &a->r;
 		break;
 	case RM_OPT_DRY_RUN:
 		r->dry_run = true;
@@ -70,6 +71,9 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 				  r->opts.tm.explain))
 			argp_error(state, "--shared takes no %s", alloc_req_placement_given(r) ?:
 				   r->opts.tm.explain ? "--explain" : "--memory or --hugepages");
+		if (a->shared && (r->latency || r->governor || r->min_freq))
+			argp_error(state, "--shared takes no latency class (--latency, --governor, "
+				   "--min-freq): it applies to exclusive CPUs only");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -80,7 +84,7 @@ static error_t alloc_cmd_parse(int key, char *arg, struct argp_state *state)
 static const struct argp_child alloc_children[] = {
 	{ &alloc_argp, 0, NULL, 0 }, { &alloc_memory_argp, 0, NULL, 0 },
 	{ &limit_argp, 0, "The owner's memory and pids limits (as rm-cpuset limit sets them):", 0 },
-	{ 0 }
+	{ &alloc_latency_argp, 0, NULL, 0 }, { 0 }
 };
 
 /* Put a copy of R before the N records at LIST (the loops walk the state backwards). */

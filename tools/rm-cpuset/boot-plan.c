@@ -13,7 +13,7 @@
 #include "sysfs.h"
 #include "xalloc.h"
 
-enum { B_PLAN, B_CPUS, B_HOUSEKEEPING, B_CMDLINE, B_RUNNING, B_REBOOT };
+enum { B_PLAN, B_CPUS, B_HOUSEKEEPING, B_CMDLINE, B_RUNNING, B_REBOOT, B_LATENCY };
 static const struct rm_column plan_cols[] = {
 	[B_PLAN] = { "boot_plan", RM_COL_STRING, "isolated: the plan for the isolated CPUs" },
 	[B_CPUS] = { "cpus", RM_COL_SET,
@@ -25,7 +25,43 @@ static const struct rm_column plan_cols[] = {
 	[B_RUNNING] = { "running", RM_COL_STRING,
 			"those parameters on the running kernel's command line" },
 	[B_REBOOT] = { "reboot", RM_COL_BOOL, "the running kernel lacks the plan's parameters" },
+	[B_LATENCY] = { "latency", RM_COL_STRING,
+			"the owners' latency classes, set at run time with them: "
+			"OWNER:CPUS:latency=USEC,governor=NAME,min_freq=KHZ ... (\"\" for none)" },
 };
+
+/* The latency classes of P's owners, one word each (latency.c sets them at run time). */
+static char *latency_classes(struct pool *p)
+{
+	static const char *const keys[] = { "latency", "governor", "min_freq" };
+	char *out = xstrdup("");
+
+	for (size_t i = 0; i < p->st.nrecords; i++) {
+		const struct rm_record *r = &p->st.records[i];
+		char *word = NULL, *n;
+
+		if (strcmp(rm_record_kind(r), "owner"))
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+			const char *v = rm_record_get(r, keys[k]);
+
+			if (!v)
+				continue;
+			n = word ? xasprintf("%s,%s=%s", word, keys[k], v) :
+				   xasprintf("%s:%s:%s=%s", rm_record_get(r, "owner"),
+					     rm_record_get(r, "cpus") ?: "", keys[k], v);
+			free(word);
+			word = n;
+		}
+		if (!word)
+			continue;
+		n = xasprintf("%s%s%s", out, *out ? " " : "", word);
+		free(word);
+		free(out);
+		out = n;
+	}
+	return out;
+}
 
 static error_t no_args(int key, char *arg, struct argp_state *state)
 {
@@ -38,7 +74,7 @@ static error_t no_args(int key, char *arg, struct argp_state *state)
 static char *running_params(const char *root)
 {
 	static const char *const keys[] = { "isolcpus=", "nohz_full=", "rcu_nocbs=",
-					    "irqaffinity=", NULL };
+					    "irqaffinity=", "skew_tick=", NULL };
 	char *cmdline = rm_sysfs_read(root, "proc/cmdline"), *w, *save = NULL, *out = xstrdup("");
 
 	for (w = cmdline ? strtok_r(cmdline, " \n", &save) : NULL; w;
@@ -62,11 +98,13 @@ int cmd_boot_plan(int argc, char **argv, struct rm_common *c)
 		"the isolated owners (or, with none, the CPUs outside the reservation): "
 		"isolcpus=managed_irq (managed IRQs, which cannot be moved at run time), nohz_full "
 		"(no tick while one task runs), rcu_nocbs (RCU callbacks off them) and "
-		"irqaffinity (where IRQs start). Prints one record; changes nothing.",
+		"irqaffinity (where IRQs start), skew_tick=1 (the CPUs' ticks apart, not all at "
+		"once); and the owners' latency classes, which are set at "
+		"run time. Prints one record; changes nothing.",
 		NULL, NULL, NULL
 	};
 	hwloc_bitmap_t cpus, set, hk;
-	char *list, *hkl, *cmdline, *running;
+	char *list, *hkl, *cmdline, *running, *latency;
 	struct rm_out *out;
 	struct pool p;
 
@@ -91,8 +129,8 @@ int cmd_boot_plan(int argc, char **argv, struct rm_common *c)
 	list = rm_cpulist_format(cpus);
 	hkl = rm_cpulist_format(hk);
 	cmdline = hwloc_bitmap_iszero(cpus) || hwloc_bitmap_iszero(hk) ? xstrdup("") :
-		  xasprintf("isolcpus=managed_irq,%s nohz_full=%s rcu_nocbs=%s irqaffinity=%s",
-			    list, list, list, hkl);
+		  xasprintf("isolcpus=managed_irq,%s nohz_full=%s rcu_nocbs=%s irqaffinity=%s "
+			    "skew_tick=1", list, list, list, hkl);
 	running = rm_input_sysfs(p.t->in) ? running_params(rm_input_root(p.t->in)) : NULL;
 
 	out = rm_out_new(&c->out, "boot_plans", plan_cols, ARRAY_SIZE(plan_cols), NULL, true);
@@ -125,6 +163,9 @@ int cmd_boot_plan(int argc, char **argv, struct rm_common *c)
 		free(dup);
 		rm_out_bool(out, B_REBOOT, missing);
 	}
+	latency = latency_classes(&p);
+	rm_out_str(out, B_LATENCY, latency);
+	free(latency);
 	rm_out_end(out);
 	rm_out_close(out);
 	rm_out_flush();

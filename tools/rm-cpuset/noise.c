@@ -13,6 +13,8 @@
 #include "input.h"
 #include "irq.h"
 #include "kernfs.h"
+#include "noise.h"
+#include "duration.h"
 #include "quiet.h"
 #include "rm-cpuset.h"
 #include "sysfs.h"
@@ -38,9 +40,11 @@ static const struct rm_column noise_cols[] = {
 struct noise_args {
 	const char *owner;
 	double window;  /* seconds */
+	bool measure;
+	struct noise_limits lim;
 };
 
-enum { OPT_WINDOW = 0x100 };
+enum { OPT_WINDOW = 0x100, OPT_MEASURE, OPT_THRESHOLD, OPT_MAX_NOISE, OPT_MAX_SINGLE };
 
 static int parse_window(const char *s, double *sec)
 {
@@ -70,6 +74,34 @@ static error_t noise_parse(int key, char *arg, struct argp_state *state)
 		if (parse_window(arg, &a->window))
 			argp_error(state, "invalid window: '%s' (seconds, as 5, 5s or 500ms)", arg);
 		break;
+	case OPT_MEASURE:
+		a->measure = true;
+		break;
+	case OPT_THRESHOLD:
+	case OPT_MAX_SINGLE: {
+		uint64_t ns;
+
+		if (rm_duration_parse(arg, &ns) || (key == OPT_THRESHOLD && (!ns || ns > 1000000000u)))
+			argp_error(state, "invalid %s: '%s' (a duration, as 2us or 500ns%s)",
+				   key == OPT_THRESHOLD ? "threshold" : "interruption", arg,
+				   key == OPT_THRESHOLD ? ", 1ns to 1s" : "");
+		if (key == OPT_THRESHOLD)
+			a->lim.threshold = ns;
+		else
+			a->lim.max_single = (long long)ns;
+		break;
+	}
+	case OPT_MAX_NOISE: {
+		char *end;
+
+		errno = 0;
+		a->lim.max_noise = strtoll(arg, &end, 10);
+		if (errno || end == arg || *end || a->lim.max_noise < 0 ||
+		    a->lim.max_noise > 1000000000)
+			argp_error(state, "invalid noise limit: '%s' (ns per second, 0 to 1000000000)",
+				   arg);
+		break;
+	}
 	case ARGP_KEY_ARG:
 		if (a->owner)
 			argp_error(state, "unexpected argument: '%s'", arg);
@@ -123,7 +155,16 @@ int cmd_noise(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp_option options[] = {
 		{ "window", OPT_WINDOW, "DURATION", 0,
-		  "how long to count interrupts and softirqs (5s; 0 for none)", 0 },
+		  "how long to count interrupts and softirqs, or to measure (5s; 0 for none)", 0 },
+		{ "measure", OPT_MEASURE, NULL, 0,
+		  "measure the time taken from each CPU (ns per second, longest interruption, per "
+		  "cause and source) instead of listing sources", 0 },
+		{ "threshold", OPT_THRESHOLD, "DURATION", 0,
+		  "with --measure: shorter gaps are not noise (1us)", 0 },
+		{ "max-noise", OPT_MAX_NOISE, "NS", 0,
+		  "with --measure: exit 1 when a CPU loses more than NS ns per second", 0 },
+		{ "max-single", OPT_MAX_SINGLE, "DURATION", 0,
+		  "with --measure: exit 1 when one interruption takes longer", 0 },
 		{ 0 }
 	};
 	static const struct argp argp = {
@@ -132,10 +173,12 @@ int cmd_noise(int argc, char **argv, struct rm_common *c)
 		"includes them and their interrupts there over the window, kernel threads that may "
 		"run there, the unbound workqueue cpumask, the local timer, softirqs and other "
 		"per-CPU interrupts, whether nohz_full is active. Exit 1 while a movable source "
-		"remains, 0 when none does.",
+		"remains, 0 when none does. With --measure: the time each CPU loses, by the "
+		"kernel's osnoise tracer where it has one, else by a loop on each CPU; exit 1 when a "
+		"--max-noise or --max-single limit is passed.",
 		NULL, NULL, NULL
 	};
-	struct noise_args a = { .window = 5 };
+	struct noise_args a = { .window = 5, .lim = { 0, 1000, -1, -1 } };
 	struct rm_irq_counts ib = { 0 }, ia = { 0 }, sb = { 0 }, sa = { 0 };
 	hwloc_bitmap_t cpus, set, eff, unmovable, on;
 	bool have_i, have_s, movable_left = false;
@@ -146,10 +189,17 @@ int cmd_noise(int argc, char **argv, struct rm_common *c)
 	long i;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
+	if (!a.measure && (a.lim.max_noise >= 0 || a.lim.max_single >= 0 || a.lim.threshold != 1000))
+		rm_usage_errx("--threshold, --max-noise and --max-single go with --measure");
 	if (c->out.list_columns) {
-		rm_out_list_columns(&c->out, noise_cols, ARRAY_SIZE(noise_cols), NULL);
+		if (a.measure)
+			noise_measure_list_columns(c);
+		else
+			rm_out_list_columns(&c->out, noise_cols, ARRAY_SIZE(noise_cols), NULL);
 		return RM_EXIT_SUCCESS;
 	}
+	if (a.measure)
+		noise_measure_check(c);
 	if (!a.owner)
 		rm_usage_errx("noise needs an OWNER");
 	if (!rm_name_valid(a.owner))
@@ -166,6 +216,19 @@ int cmd_noise(int argc, char **argv, struct rm_common *c)
 	if (!rm_input_sysfs(p.t->in))
 		rm_usage_errx("noise reads this machine's /proc (or --sysroot's)");
 	root = rm_input_root(p.t->in);
+	if (a.measure) {
+		int rc;
+
+		a.lim.window = (uint64_t)(a.window * 1e9);
+		rc = noise_measure(&p, c, a.owner, cpus, &a.lim);
+		hwloc_bitmap_free(cpus);
+		hwloc_bitmap_free(set);
+		hwloc_bitmap_free(eff);
+		hwloc_bitmap_free(unmovable);
+		hwloc_bitmap_free(on);
+		pool_close(&p);
+		return rc;
+	}
 	rm_quiet_unmovable(unmovable);
 
 	have_i = read_counts(root, "proc/interrupts", &ib);

@@ -34,7 +34,12 @@ int pool_sync_quiet(struct pool *p, const struct rm_record *records, size_t n, b
 	struct rm_quiet_result res;
 	const char *root;
 	int rc = 0;
+	char *m2 = NULL;
 
+	/* the latency class first: it undoes itself when it fails, and is put back when the
+	 * quieting fails */
+	if ((rc = pool_sync_latency(p, records, n, warn, msg)))
+		goto out;
 	if (!pool_quiet_root(p, &root))
 		goto out;
 	for (size_t i = 0; i < n; i++)
@@ -54,8 +59,12 @@ int pool_sync_quiet(struct pool *p, const struct rm_record *records, size_t n, b
 		hwloc_bitmap_or(cpus, cpus, quiet);
 	else
 		hwloc_bitmap_copy(cpus, p->all);
-	if ((rc = rm_quiet_sync(root, quiet, cpus, &res, msg)))
+	if ((rc = rm_quiet_sync(root, quiet, cpus, &res, msg))) {
+		if (records != p->before)
+			pool_sync_latency(p, p->before, p->nbefore, false, &m2);
+		free(m2);
 		goto out;
+	}
 	if (warn && !hwloc_bitmap_iszero(res.unmovable)) {
 		char *irqs = rm_cpulist_format(res.unmovable), *q = rm_cpulist_format(quiet);
 

@@ -23,7 +23,8 @@ bool opt_no_cgroups;
 enum { OWNER_OWNER, OWNER_CPUS, OWNER_MEMS, OWNER_CORES, OWNER_NODES, OWNER_CGROUP, OWNER_COUNT,
        OWNER_PACKAGES, OWNER_ISOLATE, OWNER_PID, OWNER_CREATED, OWNER_L3_WAYS, OWNER_L3_EXCLUSIVE,
        OWNER_L3_MASKS, OWNER_MEM_BANDWIDTH, OWNER_RESCTRL, OWNER_OFFLINE, OWNER_ADD_MEMS,
-       OWNER_MEMORY, OWNER_MEMORY_NODES, OWNER_HUGEPAGES, OWNER_LIMITS };
+       OWNER_MEMORY, OWNER_MEMORY_NODES, OWNER_HUGEPAGES, OWNER_LATENCY, OWNER_GOVERNOR,
+       OWNER_MIN_FREQ, OWNER_LIMITS };
 const struct rm_column owner_cols[] = {
 	[OWNER_OWNER] = { "owner", RM_COL_STRING, "the owner's name" },
 	[OWNER_CPUS] = { "cpus", RM_COL_SET, "its exclusive CPUs" },
@@ -53,6 +54,11 @@ const struct rm_column owner_cols[] = {
 	[OWNER_HUGEPAGES] = { "hugepages", RM_COL_STRING,
 			      "its reserved huge pages per NUMA node (SIZE:NODE:COUNT,...; - for "
 			      "none)" },
+	[OWNER_LATENCY] = { "latency", RM_COL_INT,
+			    "its latency class: the exit and resume latency limit in us (--latency)" },
+	[OWNER_GOVERNOR] = { "governor", RM_COL_STRING, "its CPUs' cpufreq governor (--governor)" },
+	[OWNER_MIN_FREQ] = { "min_freq", RM_COL_STRING,
+			     "its CPUs' minimum frequency in kHz, or max (--min-freq)" },
 	/* OWNER_LIMITS + enum rm_ownlimit_key */
 	{ "memory_max", RM_COL_SIZE, "its memory.max (limit --memory-max; - for none)" },
 	{ "memory_high", RM_COL_SIZE, "its memory.high (limit --memory-high; - for none)" },
@@ -713,6 +719,10 @@ void pool_print_owner(const struct pool *p, struct rm_out *out, const struct rm_
 	rm_out_size(out, OWNER_MEMORY, v ? strtoull(v, NULL, 10) : 0);
 	print_reservation(out, OWNER_MEMORY_NODES, rm_record_get(r, "memory_nodes"));
 	print_reservation(out, OWNER_HUGEPAGES, rm_record_get(r, "hugepages"));
+	if ((v = rm_record_get(r, "latency")))
+		rm_out_int(out, OWNER_LATENCY, strtoll(v, NULL, 10));
+	rm_out_str(out, OWNER_GOVERNOR, rm_record_get(r, "governor"));
+	rm_out_str(out, OWNER_MIN_FREQ, rm_record_get(r, "min_freq"));
 	for (int k = 0; k < RM_OWNLIMIT_N; k++) {
 		v = rm_record_get(r, rm_ownlimit_keys[k]);
 		if (!v)

@@ -861,6 +861,7 @@ size_t alloc_plan(struct pool *p, struct alloc_req *r, hwloc_bitmap_t cpus)
 	owner_set_placement(p, p->st.nrecords - 1, r);
 	alloc_choose_resctrl(p, r, cpus, p->st.nrecords - 1);
 	alloc_memory_record(p, r, p->st.nrecords - 1);
+	latency_record(p, r, p->st.nrecords - 1);
 	return p->st.nrecords - 1;
 }
 

@@ -212,6 +212,8 @@ struct alloc_req {
 	uint64_t *pages;           /* pages asked per huge page size of mm */
 	char *mem_nodes, *hp_nodes; /* what alloc_choose took, as the state keeps it */
 	hwloc_bitmap_t mem_set;    /* the nodes it took them from: the owner's mems */
+	/* the latency class (latency.c): --latency, --governor, --min-freq; NULL when not given */
+	const char *latency, *governor, *min_freq;
 };
 
 /* Open R->mm and check --hugepages against the machine; exits 2 on bad input. Reads only. */
@@ -341,5 +343,19 @@ int pool_sync_quiet(struct pool *p, const struct rm_record *records, size_t n, b
 		    char **msg);
 /* The same for the state as it is; exits 1 with a message on failure. */
 void pool_resync_quiet(struct pool *p);
+
+/* ---- the owners' latency class (latency.c) ---- */
+
+/* --latency, --governor and --min-freq; its input is a struct alloc_req. */
+extern const struct argp alloc_latency_argp;
+/* Set the latency fields (latency=USEC governor=NAME min_freq=KHZ|max, each only when asked) of
+ * the owner record at INDEX. */
+void latency_record(struct pool *p, const struct alloc_req *r, size_t index);
+/* Bring the idle states, resume latency limits and cpufreq settings of the owners' CPUs in step
+ * with RECORDS, every value before journaled and restored when no owner asks it any more; what
+ * the kernel does not offer is named (with WARN), not failed. 0, or -1 with *MSG having changed
+ * nothing. */
+int pool_sync_latency(struct pool *p, const struct rm_record *records, size_t n, bool warn,
+		      char **msg);
 
 #endif

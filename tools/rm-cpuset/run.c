@@ -193,6 +193,7 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &a->req;
+		state->child_inputs[1] = &a->req;
 		break;
 	case OPT_SHARED:
 		a->shared = true;
@@ -217,6 +218,9 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--shared takes no --l3-ways or --mem-bandwidth");
 		if (a->shared && a->req.add_mems)
 			argp_error(state, "--shared takes no --add-mems");
+		if (!a->req.count && (a->req.latency || a->req.governor || a->req.min_freq))
+			argp_error(state, "--latency, --governor and --min-freq are for a new "
+				   "allocation (--count N)");
 		if (!a->shared && !a->req.count && !a->req.owner)
 			argp_error(state, "give --count N, --owner NAME or --shared");
 		if (a->policy.mode == MPOL_WEIGHTED_INTERLEAVE &&
@@ -312,6 +316,7 @@ static void place(struct rm_common *c, struct run_args *a, struct placement *pl)
 		alloc_choose(&p, &a->req, pl->cpus);
 		pool_add(&p, a->req.owner, pl->cpus, a->req.add_mems, a->req.isolate, getpid());
 		alloc_choose_resctrl(&p, &a->req, pl->cpus, p.st.nrecords - 1);
+		latency_record(&p, &a->req, p.st.nrecords - 1);
 		pool_owner_mems(&p, &p.st.records[p.st.nrecords - 1], pl->mems);
 		policy_check(&a->policy, pl->mems, "the owner's");
 		pool_commit(&p);
@@ -457,7 +462,9 @@ static void release(struct rm_common *c, struct placement *pl)
 
 int cmd_run(int argc, char **argv, struct rm_common *c)
 {
-	static const struct argp_child children[] = { { &alloc_argp, 0, NULL, 0 }, { 0 } };
+	static const struct argp_child children[] = {
+		{ &alloc_argp, 0, NULL, 0 }, { &alloc_latency_argp, 0, NULL, 0 }, { 0 }
+	};
 	static const struct argp argp = {
 		run_options, run_parse, "[--count N | --owner NAME | --shared] -- COMMAND [ARGS...]",
 		"Run COMMAND in an owner's cgroup, on its CPUs, with its memory bound to their NUMA "
