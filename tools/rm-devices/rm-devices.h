@@ -77,6 +77,8 @@ void devices_cgroup_remove(const char *owner);
 void dstate_open(struct rm_state *st, bool write);
 /* Owner names: valid and safe in paths; exits 2 otherwise. */
 void check_owner(const char *owner);
+/* Exit 2 unless every owner A names has an allocation in ST (closed and A freed then). */
+void check_owners(struct rm_owners *a, struct rm_state *st);
 /* Whether OWNER has a record. */
 bool dstate_has_owner(const struct rm_state *st, const char *owner);
 
