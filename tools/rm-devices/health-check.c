@@ -308,4 +308,5 @@ void health_free(struct health *h)
 	free(h->slot);
 	free(h->ports_down);
 	free(h->conditions);
+	free(h->unhealthy);
 }

@@ -217,15 +217,21 @@ static bool rule_holds(const struct rule *r, const struct health *h)
 	return true;
 }
 
+/* Append NAME to the comma list *LIST. */
+static void add_name(char **list, const char *name)
+{
+	char *s = xasprintf("%s%s%s", *list ? *list : "", *list ? "," : "", name);
+
+	free(*list);
+	*list = s;
+}
+
 void health_judge(struct health *h)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		rm_err(RM_EXIT_FAILURE, "cannot allocate memory");
 	h->level = HL_OK;
+	free(h->conditions);
+	free(h->unhealthy);
+	h->conditions = h->unhealthy = NULL;
 	for (int c = 0; c < HC_N; c++) {
 		enum hlevel l = HL_OK;
 
@@ -234,11 +240,10 @@ void health_judge(struct health *h)
 				l = rules[i].level;
 		if (l == HL_OK)
 			continue;
-		fprintf(f, "%s%s", ftell(f) ? "," : "", cond_names[c]);
+		add_name(&h->conditions, cond_names[c]);
+		if (l == HL_UNHEALTHY)
+			add_name(&h->unhealthy, cond_names[c]);
 		if (l > h->level)
 			h->level = l;
 	}
-	fclose(f);
-	free(h->conditions);
-	h->conditions = len ? buf : (free(buf), NULL);
 }

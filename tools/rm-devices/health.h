@@ -65,6 +65,7 @@ struct health {
 	bool cond[HC_N];
 	enum hlevel level;
 	char *conditions;              /* the conditions that count, "aer_nonfatal,link_degraded" */
+	char *unhealthy;               /* those of them that make it unhealthy */
 };
 
 /* The condition's name ("aer_nonfatal"); -1 for an unknown NAME. */
