@@ -1008,7 +1008,7 @@ devices_tree() {
 	bash_complete 'rm-devices grant train '
 	assert_output ''
 	bash_complete 'rm-devices export '
-	assert_output "$(printf '%s\n' cdi gres nfd resourceslice)"
+	assert_output "$(printf '%s\n' cdi gres nfd resourceslice scontrol)"
 	bash_complete 'rm-devices topo -o li'
 	assert_output links
 	bash_complete 'rm-devices list -o device,nu'
@@ -1041,7 +1041,7 @@ devices_tree() {
 	assert_equal "$(offered "$all" 'rm-devices grant ')" "$(printf '%s\n' net.1 train)"
 	assert_equal "$(offered "$all" 'rm-devices show 0000:9')" \
 		"$(rm-devices list --all -o device -r | grep '^0000:9' | LC_ALL=C sort)"
-	assert_equal "$(offered "$all" 'rm-devices export ')" "$(printf '%s\n' cdi gres nfd resourceslice)"
+	assert_equal "$(offered "$all" 'rm-devices export ')" "$(printf '%s\n' cdi gres nfd resourceslice scontrol)"
 	assert_equal "$(offered "$all" 'rm-devices topo -o li')" links
 }
 

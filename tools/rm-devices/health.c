@@ -40,7 +40,8 @@ static void add(struct health *h, size_t *n, const char *addr, const struct rm_d
 	memset(x, 0, sizeof(*x));
 	snprintf(x->addr, sizeof(x->addr), "%s", addr);
 	x->d = d;
-	x->type = xstrdup(type);
+	/* an allocated device's type as allocated: one rebound to vfio-pci lists as vfio now */
+	x->type = xstrdup(r && rm_record_get(r, "type") ? rm_record_get(r, "type") : type);
 	x->driver = d && d->driver ? xstrdup(d->driver) : NULL;
 	if (r) {
 		x->owner = xstrdup(rm_record_get(r, "owner"));
