@@ -227,9 +227,9 @@ copy_tree() {
 	run -1 --separate-stderr env RM_CGROUP_ROOT="$CG" rm-devices --sysroot "$T" grant train --systemd
 	assert_equal "$stderr" "rm-devices: device 0000:1a:00.0 of 'train' is gone (see rm-devices health)"
 	# eight GPUs less the gone one and the one now bound to vfio-pci, which lists as vfio
-	run -0 rm-devices --sysroot "$T" list --type gpu -o device -r
+	run -0 --separate-stderr rm-devices --sysroot "$T" list --type gpu -o device -r
 	assert_equal "${#lines[@]}" 6
-	run -0 rm-devices --sysroot "$T" list --type vfio -o device -r
+	run -0 --separate-stderr rm-devices --sysroot "$T" list --type vfio -o device -r
 	assert_output '0000:3d:00.0'
 }
 

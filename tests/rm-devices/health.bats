@@ -233,3 +233,14 @@ smart_log() {
 	printf '%s\n' "$output" | python3 "$RM_SRCDIR/tests/schema-check.py" "$SCHEMA"
 	assert_line '# rm-devices export resourceslice: pool n1, slice 2 of 2'
 }
+
+@test "list: the owners holding an unhealthy device are named on stderr" {
+	run -0 dev alloc --type gpu --count 2 --owner train
+	run -0 --separate-stderr dev list -o device -r
+	assert_equal "$stderr" ''
+	printf 'TOTAL_ERR_FATAL 1\n' >"$(f 0000:1b:00.0 aer_dev_fatal)"
+	printf 'TOTAL_ERR_FATAL 1\n' >"$(f 0000:3d:00.0 aer_dev_fatal)"
+	run -0 --separate-stderr dev list -o device -r
+	assert_equal "${#lines[@]}" 13
+	assert_equal "$stderr" "rm-devices: warning: device 0000:1b:00.0 of owner 'train' is unhealthy: aer_fatal (see rm-devices health)"
+}
