@@ -1249,7 +1249,8 @@ quickstart_packages() {
 		[losetup]=mount [lsblk]=util-linux [mke2fs]=e2fsprogs [mkfs.ext4]=e2fsprogs
 		[qemu-system-x86_64]=qemu-system-x86 [script]=bsdutils [setpriv]=util-linux
 		[slurmd]=slurmd [strace]=strace [zsh]=zsh [rm-devices]=''
-		[irqbalance]='') # irqbalance runs in the lab's guests: lab.sh fetches it, unpacked
+		[irqbalance]='' # irqbalance runs in the lab's guests: lab.sh fetches it, unpacked
+		[python3]='') # the python3-* packages listed depend on it
 	while read -r prog; do
 		[[ -v from[$prog] ]] || missing+=" unknown:$prog"
 		pkg=${from[$prog]-}

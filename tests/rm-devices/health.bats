@@ -186,6 +186,22 @@ smart_log() {
 		'0000:1a:00.0 ok ok')"
 }
 
+@test "health --watch: each reading reaches a file as it is made, not at exit" {
+	local out=$BATS_TEST_TMPDIR/watch pid i seen=''
+	printf 'TOTAL_ERR_FATAL 1\n' >"$(f 0000:1a:00.0 aer_dev_fatal)"
+	# the program itself in the background (not the function dev), for kill to end it
+	rm-devices --sysroot "$T" health --watch --interval 10 -o device,health -r >"$out" &
+	pid=$!
+	for i in $(seq 50); do
+		seen=$(cat "$out")
+		[ -n "$seen" ] && break
+		sleep 0.1
+	done
+	kill "$pid"
+	wait "$pid" || true
+	assert_equal "$seen" "0000:1a:00.0 aer_fatal"
+}
+
 @test "health: options and operands refused" {
 	usage_error "invalid --interval: '0' (seconds from 0.01 to 86400, or a duration such as 500ms)" \
 		dev health --interval 0

@@ -118,7 +118,7 @@ aer_count() {
 
 @test "health --watch: a correctable error from the kernel's aer_inject is counted, and warns" {
 	needs_faults
-	[ -c /dev/aer_inject ] || skip "the kernel's aer_inject module is not loaded"
+	[ -c /dev/aer_inject ] || skip "the guest kernel has no aer_inject module (CONFIG_PCIEAER_INJECT)"
 	local dev bus slot fn before
 	dev=$(virtio_net AER)
 	before=$(aer_count "$dev" aer_dev_correctable)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "closestream.h"
 #include "duration.h"
 #include "exitcodes.h"
 #include "health.h"
@@ -393,6 +394,9 @@ int cmd_health(int argc, char **argv, struct rm_common *c)
 			}
 			rm_out_close(out);
 			rm_out_flush();
+			/* each reading reaches a pipe or a log as it is made */
+			if (!rm_flush_stdout())
+				stop = 1; /* rm_close_stdout reports it */
 		}
 		if (!round) {
 			base = cur;
