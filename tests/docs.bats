@@ -1031,7 +1031,7 @@ devices_tree() {
 	bash_complete 'rm-devices grant train '
 	assert_output ''
 	bash_complete 'rm-devices export '
-	assert_output "$(printf '%s\n' cdi gres nfd resourceslice)"
+	assert_output "$(printf '%s\n' cdi gres nfd resourceslice scontrol)"
 	bash_complete 'rm-devices topo -o li'
 	assert_output links
 	bash_complete 'rm-devices list -o device,nu'
@@ -1064,7 +1064,7 @@ devices_tree() {
 	assert_equal "$(offered "$all" 'rm-devices grant ')" "$(printf '%s\n' net.1 train)"
 	assert_equal "$(offered "$all" 'rm-devices show 0000:9')" \
 		"$(rm-devices list --all -o device -r | grep '^0000:9' | LC_ALL=C sort)"
-	assert_equal "$(offered "$all" 'rm-devices export ')" "$(printf '%s\n' cdi gres nfd resourceslice)"
+	assert_equal "$(offered "$all" 'rm-devices export ')" "$(printf '%s\n' cdi gres nfd resourceslice scontrol)"
 	assert_equal "$(offered "$all" 'rm-devices topo -o li')" links
 }
 
@@ -1273,7 +1273,8 @@ quickstart_packages() {
 		[qemu-system-x86_64]=qemu-system-x86 [script]=bsdutils [setpriv]=util-linux
 		[slurmd]=slurmd [strace]=strace [zsh]=zsh [rm-devices]=''
 		[irqbalance]='' # irqbalance runs in the lab's guests: lab.sh fetches it, unpacked
-		[promtool]='') # tests/promtool.sh fetches Debian's prometheus, unpacked
+		[promtool]='' # tests/promtool.sh fetches Debian's prometheus, unpacked
+		[python3]='') # the python3-* packages listed depend on it
 	while read -r prog; do
 		[[ -v from[$prog] ]] || missing+=" unknown:$prog"
 		pkg=${from[$prog]-}

@@ -253,7 +253,7 @@ seq_list() {
 
 @test "export: bad input exits 2" {
 	usage_error "unknown export format: 'yaml'" gpu export yaml
-	usage_error "missing FORMAT (cdi, gres, nfd, resourceslice)" gpu export
+	usage_error "missing FORMAT (cdi, gres, nfd, resourceslice, scontrol)" gpu export
 	usage_error "invalid vendor domain: 'Example.com'" gpu export cdi --vendor-domain Example.com
 	usage_error "invalid vendor domain: 'a/b'" gpu export cdi --vendor-domain a/b
 	usage_error "--vendor-domain is for cdi" gpu export gres --vendor-domain example.com

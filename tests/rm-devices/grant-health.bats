@@ -187,7 +187,7 @@ copy_tree() {
 	run -0 dev alloc --type gpu --count 2 --owner a
 	run -0 --separate-stderr dev health
 	assert_equal "$output$stderr" ""
-	run -0 dev health --all
+	run -0 dev health a --all -o device,owner,health,driver,expected,type
 	assert_output "$(printf '%s\n' 'device=0000:1a:00.0 owner=a health=ok driver=nvidia expected=nvidia type=gpu' \
 		'device=0000:1b:00.0 owner=a health=ok driver=nvidia expected=nvidia type=gpu')"
 	# nothing allocated: healthy
@@ -211,7 +211,7 @@ copy_tree() {
 	ln -sfn ../../../../../../../bus/pci/drivers/vfio-pci "$T/sys/bus/pci/devices/0000:3d:00.0/driver"
 	echo 0x2330 >"$T/sys/bus/pci/devices/0000:3e:00.0/device"
 	sed -i 's/^PCI_ID=10DE:20B0$/PCI_ID=10DE:2330/' "$T/sys/bus/pci/devices/0000:3e:00.0/uevent"
-	run -1 --separate-stderr rm-devices --sysroot "$T" health
+	run -1 --separate-stderr rm-devices --sysroot "$T" health -o device,owner,health,driver,expected,type
 	assert_equal "$stderr" ""
 	assert_output "$(printf '%s\n' \
 		'device=0000:1a:00.0 owner=train health=gone driver=- expected=nvidia type=gpu' \
@@ -227,9 +227,9 @@ copy_tree() {
 	run -1 --separate-stderr env RM_CGROUP_ROOT="$CG" rm-devices --sysroot "$T" grant train --systemd
 	assert_equal "$stderr" "rm-devices: device 0000:1a:00.0 of 'train' is gone (see rm-devices health)"
 	# eight GPUs less the gone one and the one now bound to vfio-pci, which lists as vfio
-	run -0 rm-devices --sysroot "$T" list --type gpu -o device -r
+	run -0 --separate-stderr rm-devices --sysroot "$T" list --type gpu -o device -r
 	assert_equal "${#lines[@]}" 6
-	run -0 rm-devices --sysroot "$T" list --type vfio -o device -r
+	run -0 --separate-stderr rm-devices --sysroot "$T" list --type vfio -o device -r
 	assert_output '0000:3d:00.0'
 }
 

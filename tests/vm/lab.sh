@@ -220,14 +220,17 @@ build_modules() { # build_modules KERNEL_DIR OUT.cpio [MODULE...]
 	rm -rf "$root"
 }
 
-# make_initrd KERNEL: $WORK/initrd.KERNEL, the shared part followed by the kernel's modules
-# (the kernel unpacks concatenated archives one after the other).
+# make_initrd KERNEL [SHAPE]: $WORK/initrd.KERNEL, the shared part followed by the kernel's
+# modules (the kernel unpacks concatenated archives one after the other); $WORK/initrd.SHAPE for
+# a shape with modules of its own (shape_modules), which it loads after the others.
 make_initrd() {
-	local kdir
-	[ -f "$WORK/initrd.$1" ] && return 0
+	local kdir out=$WORK/initrd.$1 mods=
+	[ -n "${2:-}" ] && mods=$(shape_modules "$2")
+	[ -n "$mods" ] && out=$WORK/initrd.$2
+	[ -f "$out" ] && return 0
 	kdir=$(fetch_kernel "$1") || exit 1
-	build_modules "$kdir" "$WORK/mods.$1.cpio" &&
-		cat "$WORK/base.cpio" "$WORK/mods.$1.cpio" >"$WORK/initrd.$1" || die "initramfs for $1 failed"
+	build_modules "$kdir" "$out.mods" ${mods:+nvme crc32c_generic ext4 quota_v2 $mods} &&
+		cat "$WORK/base.cpio" "$out.mods" >"$out" && rm -f "$out.mods" || die "initramfs for ${2:-$1} failed"
 }
 
 # ---- machines ---------------------------------------------------------------------------------
@@ -260,10 +263,46 @@ machine_args() { # machine_args MACHINE NVME-IMAGE
 		echo "-numa dist,src=1,dst=2,val=28 -numa dist,src=1,dst=3,val=17 -numa dist,src=2,dst=3,val=28"
 		echo "-device pxb-pcie,id=pxb1,bus_nr=64,numa_node=1,bus=pcie.0"
 		echo "-device pcie-root-port,id=rp1,bus=pxb1,chassis=1,slot=1"
-		echo "-drive if=none,id=nvm,format=raw,file=$2 -device nvme,serial=rmlab0001,drive=nvm,bus=rp1"
+		echo "-drive if=none,id=nvm,format=raw,file=$2 -device nvme,id=nvme0,serial=rmlab0001,drive=nvm,bus=rp1"
 		;;
 	*) die "unknown machine $1" ;;
 	esac
+}
+
+# The devices and modules some shapes have on top of their machine.
+# numa-6.12: the faults of health.bats (devices.bats): a virtio-net with AER on behind a root
+# port (pcie_aer_inject_error from the monitor, aer_inject in the guest), and one on a root port
+# of its own, to unbind and to unplug (device_del; the root ports of pcie.0 have ACPI hotplug).
+shape_devices() { # shape_devices NAME
+	case $1 in
+	numa-6.12)
+		echo "-device pcie-root-port,id=rp3,bus=pcie.0,chassis=3,slot=3"
+		echo "-netdev user,id=net1,restrict=on -device virtio-net-pci,netdev=net1,id=nic1,bus=rp3,aer=on"
+		echo "-device pcie-root-port,id=rp4,bus=pcie.0,chassis=4,slot=4"
+		echo "-netdev user,id=net2,restrict=on -device virtio-net-pci,netdev=net2,id=nic2,bus=rp4"
+		;;
+	esac
+}
+shape_modules() { # shape_modules NAME
+	case $1 in
+	numa-6.12) echo "virtio_net aer_inject" ;;
+	esac
+}
+
+# The host channel of a boot (tests/vm/monitor.py serve): the QEMU monitor's QMP socket, and the
+# guest's third serial port (ttyS2) on which a test asks the host to run a monitor command
+# (host_request in guest/helper.bash). host_args NAME: QEMU's arguments for them.
+host_args() {
+	echo "-qmp unix:$WORK/$1.qmp,server=on,wait=off"
+	echo "-serial unix:$WORK/$1.host,server=on,wait=off"
+}
+# host_serve NAME: the host side, in the background (HOST_PID), its log in $LOGDIR/NAME.host;
+# it ends when QEMU does. Nothing without python3: the guests' requests then skip their tests.
+host_serve() {
+	HOST_PID=
+	command -v python3 >/dev/null || return 1
+	python3 "$SRCDIR/tests/vm/monitor.py" serve "$WORK/$1.host" "$WORK/$1.qmp" 2>"$LOGDIR/$1.host" &
+	HOST_PID=$!
 }
 
 # boot NAME [shell]: boot a shape; results in $LOGDIR/NAME.tap, console in $LOGDIR/NAME.console
@@ -277,28 +316,35 @@ boot() {
 	kdir=$(fetch_kernel "$kernel") || exit 1
 	vmlinuz=$(ls "$kdir"/boot/vmlinuz-* | head -n 1)
 	initrd=$WORK/initrd.$kernel
-	make_initrd "$kernel"
+	[ -n "$(shape_modules "$name")" ] && initrd=$WORK/initrd.$name
+	make_initrd "$kernel" "$name"
 	img=$WORK/$name.nvme.img
 	truncate -s 64M "$img"
 	args="console=ttyS0,115200 panic=-1 mitigations=off rmlab.shape=$name rmlab.cgroup=$cgroup rmlab.tests=$tests"
 	[ "$cgroup" = v2 ] && args="$args cgroup_no_v1=all"
 	[ "$extra" != - ] && args="$args ${extra//,nohz_full=/ nohz_full=}"
+	rm -f "$LOGDIR/$name.tap" "$LOGDIR/$name.console" "$WORK/$name.qmp" "$WORK/$name.host"
+	host_serve "$name" && args="$args rmlab.host=1"
 	if [ -n "$shell" ]; then
-		exec qemu-system-x86_64 -accel tcg,thread=single -nodefaults -display none $(machine_args "$machine" "$img") \
-			-kernel "$vmlinuz" -initrd "$initrd" -append "$args rmlab.shell=1" \
-			-serial mon:stdio -serial "file:$LOGDIR/$name.tap" -no-reboot
+		echo "lab: $name: QEMU monitor: tests/vm/system.sh monitor $WORK/$name.qmp 'info pci'"
+		qemu-system-x86_64 -accel tcg,thread=single -nodefaults -display none $(machine_args "$machine" "$img") \
+			$(shape_devices "$name") -kernel "$vmlinuz" -initrd "$initrd" -append "$args rmlab.shell=1" \
+			-serial mon:stdio -serial "file:$LOGDIR/$name.tap" $(host_args "$name") -no-reboot
+		[ -n "$HOST_PID" ] && { kill "$HOST_PID" 2>/dev/null; wait "$HOST_PID"; }
+		return
 	fi
-	rm -f "$LOGDIR/$name.tap" "$LOGDIR/$name.console"
 	# thread=single: one host thread runs every vCPU. Multi-threaded TCG lets a vCPU execute an
 	# int3 the kernel's text patching (static keys, flipped by cpuset partition changes) has
 	# already replaced (seen as "Oops: int3" in __alloc_pages on 6.12-rt); with two boots at a
 	# time on a 2-CPU host it is also the faster.
 	local start=$SECONDS
 	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -nodefaults -display none \
-		$(machine_args "$machine" "$img") -kernel "$vmlinuz" -initrd "$initrd" -append "$args" \
-		-serial "file:$LOGDIR/$name.console" -serial "file:$LOGDIR/$name.tap" -no-reboot \
-		</dev/null >>"$LOGDIR/$name.console" 2>&1
+		$(machine_args "$machine" "$img") $(shape_devices "$name") -kernel "$vmlinuz" -initrd "$initrd" \
+		-append "$args" -serial "file:$LOGDIR/$name.console" -serial "file:$LOGDIR/$name.tap" \
+		$(host_args "$name") -no-reboot </dev/null >>"$LOGDIR/$name.console" 2>&1
 	echo "# $name: $(( SECONDS - start )) s, qemu exit $?, kernel $(basename "$kdir")" >"$LOGDIR/$name.time"
+	# the host side saw QEMU close the channel; one that did not is ended
+	[ -n "$HOST_PID" ] && { kill "$HOST_PID" 2>/dev/null; wait "$HOST_PID"; }
 	rm -f "$img"
 }
 
@@ -349,7 +395,7 @@ for n in "${names[@]}"; do NAME=$n INDEX=0 shape_field >/dev/null || die "no sha
 for n in "${names[@]}"; do
 	NAME=$n
 	if [ "$(INDEX=2 shape_field)" = system ]; then fetch_kernel "$(INDEX=1 shape_field)" >/dev/null
-	else make_initrd "$(INDEX=1 shape_field)"; fi
+	else make_initrd "$(INDEX=1 shape_field)" "$n"; fi
 done
 lab_start=$SECONDS
 running=0

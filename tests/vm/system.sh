@@ -207,31 +207,10 @@ system_devices() {
 }
 
 # system_monitor SOCKET COMMAND: COMMAND (a human monitor command, as "info pci" or
-# "set_link nic0 off") to the QEMU of a boot through its QMP socket; prints the answer, and
-# fails when QEMU refuses the command (an answer that starts with "Error: ").
+# "set_link nic0 off") to the QEMU of a boot through its QMP socket (tests/vm/monitor.py, which
+# the other shapes' guests use too); prints the answer, and fails when QEMU refuses the command.
 system_monitor() {
-	timeout 30 python3 - "$1" "$2" <<-'EOF'
-	import json, socket, sys
-	s = socket.socket(socket.AF_UNIX)
-	s.settimeout(20)
-	s.connect(sys.argv[1])
-	f = s.makefile("rw")
-	def reply():
-	    while True:
-	        m = json.loads(f.readline())
-	        if "return" in m or "error" in m:
-	            return m
-	json.loads(f.readline())  # the greeting
-	for cmd in ({"execute": "qmp_capabilities"},
-	            {"execute": "human-monitor-command", "arguments": {"command-line": sys.argv[2]}}):
-	    f.write(json.dumps(cmd) + "\n")
-	    f.flush()
-	    m = reply()
-	if "error" in m:
-	    sys.exit("monitor: " + m["error"]["desc"])
-	sys.stdout.write(m["return"])
-	sys.exit(1 if m["return"].startswith("Error: ") else 0)
-	EOF
+	timeout 30 python3 "$(dirname "${BASH_SOURCE[0]}")/monitor.py" command "$1" "$2"
 }
 
 # ---- boots ------------------------------------------------------------------------------------

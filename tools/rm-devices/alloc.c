@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rm-devices alloc, release, list-allocations and health: devices handed to named owners. */
+/* rm-devices alloc, release and list-allocations: devices handed to named owners. */
 #include "config.h"
 
 #include <ctype.h>
@@ -392,7 +392,7 @@ int cmd_alloc(int argc, char **argv, struct rm_common *c)
 /* ---- release, list-allocations ---- */
 
 /* Exit 2 unless every owner named has an allocation. */
-static void check_owners(struct rm_owners *a, struct rm_state *st)
+void check_owners(struct rm_owners *a, struct rm_state *st)
 {
 	for (int i = 0; i < a->n; i++) {
 		if (!rm_name_valid(a->names[i]) || !dstate_has_owner(st, a->names[i])) {
@@ -517,94 +517,4 @@ int cmd_list_allocations(int argc, char **argv, struct rm_common *c)
 	rm_state_close(&st);
 	free(a.names);
 	return RM_EXIT_SUCCESS;
-}
-
-/* ---- health ---- */
-
-enum { HC_DEVICE, HC_OWNER, HC_HEALTH, HC_DRIVER, HC_EXPECTED, HC_TYPE };
-static const struct rm_column health_cols[] = {
-	[HC_DEVICE] = { "device", RM_COL_STRING, "PCI address of the allocated device" },
-	[HC_OWNER] = { "owner", RM_COL_STRING, "its owner" },
-	[HC_HEALTH] = { "health", RM_COL_STRING,
-			"ok, gone (no such PCI function), replaced (another device there), "
-			"unbound (no driver) or rebound (another driver)" },
-	[HC_DRIVER] = { "driver", RM_COL_STRING, "its driver now" },
-	[HC_EXPECTED] = { "expected", RM_COL_STRING, "its driver when allocated" },
-	[HC_TYPE] = { "type", RM_COL_STRING, "device type" },
-};
-
-int cmd_health(int argc, char **argv, struct rm_common *c)
-{
-	static const struct argp_option options[] = {
-		{ "all", RM_OPT_ALL, NULL, 0, "a record for healthy devices too", 0 },
-		{ 0 }
-	};
-	static const struct argp argp = {
-		options, rm_owners_parse, "[OWNER...]",
-		"Check that each allocated device (of the OWNERs given) is still there and bound to "
-		"the driver it had: print a record per unhealthy device and exit 1 when there is "
-		"one.",
-		NULL, NULL, NULL
-	};
-	struct rm_owners a = { 0 };
-	struct rm_devices devs;
-	struct rm_state st;
-	struct rm_out *out;
-	int status = RM_EXIT_SUCCESS;
-	bool show_all;
-
-	rm_parse_command(&argp, argc, argv, c, &a, 0);
-	if (c->out.list_columns) {
-		free(a.names);
-		rm_out_list_columns(&c->out, health_cols, ARRAY_SIZE(health_cols), NULL);
-		return RM_EXIT_SUCCESS;
-	}
-	show_all = a.all; /* --all here: healthy devices too, not every owner */
-	a.all = false;
-	out = rm_out_new(&c->out, "health", health_cols, ARRAY_SIZE(health_cols), NULL, true);
-	dstate_open(&st, false);
-	check_owners(&a, &st);
-	devices_load(c, RM_DEVICES_ALL, &devs);
-	for (size_t i = 0; i < st.nrecords; i++) {
-		const struct rm_record *r = &st.records[i];
-		const char *addr = r->fields[0].value, *want = rm_record_get(r, "driver") ?: "-";
-		const char *vendor = rm_record_get(r, "vendor"), *product = rm_record_get(r, "product");
-		const struct rm_device *d = rm_devices_find(&devs, addr);
-		const char *health = "ok";
-		char id[16];
-
-		if (!rm_owners_match(&a, rm_record_get(r, "owner")))
-			continue;
-		if (!d) {
-			health = "gone";
-		} else if (snprintf(id, sizeof(id), "%04x", d->vendor & 0xffff),
-			   vendor && strcmp(vendor, id)) {
-			health = "replaced";
-		} else if (snprintf(id, sizeof(id), "%04x", d->product & 0xffff),
-			   product && strcmp(product, id)) {
-			health = "replaced";
-		} else if (!d->driver && strcmp(want, "-")) {
-			health = "unbound";
-		} else if (d->driver && strcmp(want, d->driver)) {
-			health = "rebound";
-		}
-		if (strcmp(health, "ok"))
-			status = RM_EXIT_FAILURE;
-		else if (!show_all)
-			continue;
-		rm_out_begin(out);
-		rm_out_str(out, HC_DEVICE, addr);
-		rm_out_str(out, HC_OWNER, rm_record_get(r, "owner"));
-		rm_out_str(out, HC_HEALTH, health);
-		rm_out_str(out, HC_DRIVER, d ? d->driver : NULL);
-		rm_out_str(out, HC_EXPECTED, strcmp(want, "-") ? want : NULL);
-		rm_out_str(out, HC_TYPE, rm_record_get(r, "type"));
-		rm_out_end(out);
-	}
-	rm_out_close(out);
-	rm_out_flush();
-	rm_devices_free(&devs);
-	rm_state_close(&st);
-	free(a.names);
-	return status;
 }

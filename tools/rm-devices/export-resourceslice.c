@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "health.h"
 #include "record.h"
 #include "rm-devices.h"
 #include "size.h"
@@ -13,6 +14,8 @@
 
 /* Limits the API server checks in code (resource/v1 types.go), not in its OpenAPI schema. */
 #define SLICE_MAX_DEVICES 128
+#define SLICE_MAX_TAINTED 64 /* a slice of which a device has taints */
+#define LABEL_VALUE_MAX 63
 #define DEVICE_MAX_ATTRS 32
 #define ATTR_MAX_STRING 64
 /* The standard attributes' domain (k8s.io/dynamic-resource-allocation/deviceattribute). */
@@ -83,8 +86,31 @@ static void attr_string(FILE *f, const char *name, const char *v)
 	putc('\n', f);
 }
 
+/*
+ * The taint of an unhealthy device (resource/v1 DeviceTaint): key DRIVER/unhealthy, its value
+ * the first condition that makes it so (a label value), effect NoSchedule: no new claim gets it,
+ * pods already using it keep running (NoExecute would evict them; a policy for people to choose).
+ */
+static void write_taint(FILE *f, const char *driver, const struct health *h)
+{
+	size_t len = strcspn(h->unhealthy, ",");
+
+	fprintf(f, "    taints:\n    - key: %s/unhealthy\n      value: \"%.*s\"\n"
+		"      effect: NoSchedule\n", driver,
+		(int)(len > LABEL_VALUE_MAX ? LABEL_VALUE_MAX : len), h->unhealthy);
+}
+
+static const struct health *unhealthy(const struct rm_device *d, const struct health *h,
+				      size_t nh)
+{
+	const struct health *x = health_find(h, nh, d->addr);
+
+	return x && x->level == HL_UNHEALTHY ? x : NULL;
+}
+
 /* One device of a slice; at most DEVICE_MAX_ATTRS attributes and capacities together. */
-static void write_device(FILE *f, const struct rm_device *d)
+static void write_device(FILE *f, const struct rm_device *d, const char *driver,
+			 const struct health *h)
 {
 	struct rm_record rec = { 0 };
 	char *name = resourceslice_device_name(d), *root = pcie_root(d), *model = gres_type(d);
@@ -130,6 +156,8 @@ static void write_device(FILE *f, const struct rm_device *d)
 			free(q);
 		}
 	}
+	if (h)
+		write_taint(f, driver, h);
 	rm_record_free(&rec);
 	free(name);
 	free(root);
@@ -137,12 +165,17 @@ static void write_device(FILE *f, const struct rm_device *d)
 }
 
 void write_resourceslice(FILE *f, const char *driver, const char *node,
-			 struct rm_device *const *sel, size_t n, const char *left_out)
+			 struct rm_device *const *sel, size_t n, const char *left_out,
+			 const struct health *h, size_t nh)
 {
-	size_t nslices = n ? (n + SLICE_MAX_DEVICES - 1) / SLICE_MAX_DEVICES : 1;
+	size_t per = SLICE_MAX_DEVICES, nslices;
 
+	for (size_t i = 0; i < n; i++)
+		if (unhealthy(sel[i], h, nh))
+			per = SLICE_MAX_TAINTED;
+	nslices = n ? (n + per - 1) / per : 1;
 	for (size_t s = 0; s < nslices; s++) {
-		size_t first = s * SLICE_MAX_DEVICES, last = first + SLICE_MAX_DEVICES;
+		size_t first = s * per, last = first + per;
 
 		if (last > n)
 			last = n;
@@ -160,6 +193,6 @@ void write_resourceslice(FILE *f, const char *driver, const char *node,
 		}
 		fputs("  devices:\n", f);
 		for (size_t i = first; i < last; i++)
-			write_device(f, sel[i]);
+			write_device(f, sel[i], driver, unhealthy(sel[i], h, nh));
 	}
 }

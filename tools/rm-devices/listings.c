@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "exitcodes.h"
+#include "health.h"
 #include "rm-devices.h"
 #include "xalloc.h"
 
@@ -35,6 +36,26 @@ static unsigned name_flags(const struct rm_common *c, bool all_fields)
 	if (!cols || *cols == '+' || all_fields)
 		return RM_DEVICES_NAMES;
 	return strcasestr(cols, "_name") ? RM_DEVICES_NAMES : 0;
+}
+
+/* Name on stderr the owners holding an unhealthy device (stdout keeps the device records). */
+static void warn_unhealthy_owners(const struct rm_common *c, const struct rm_devices *devs)
+{
+	struct rm_state st;
+	struct health *h;
+	size_t n, allocated;
+
+	dstate_open(&st, false);
+	allocated = st.nrecords;
+	rm_state_close(&st);
+	if (!allocated)
+		return;
+	h = health_once(c, devs, &n);
+	for (size_t i = 0; i < n; i++)
+		if (h[i].owner && h[i].level == HL_UNHEALTHY)
+			rm_warnx("warning: device %s of owner '%s' is unhealthy: %s (see rm-devices "
+				 "health)", h[i].addr, h[i].owner, h[i].unhealthy);
+	health_scan_free(h, n);
 }
 
 static unsigned scan_flags(const struct filter *f)
@@ -71,6 +92,7 @@ int cmd_list(int argc, char **argv, struct rm_common *c)
 			rm_devices_out(out, &devs.dev[i]);
 	rm_out_close(out);
 	rm_out_flush();
+	warn_unhealthy_owners(c, &devs);
 	rm_devices_free(&devs);
 	filter_free(&f);
 	return RM_EXIT_SUCCESS;

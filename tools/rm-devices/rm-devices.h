@@ -77,6 +77,8 @@ void devices_cgroup_remove(const char *owner);
 void dstate_open(struct rm_state *st, bool write);
 /* Owner names: valid and safe in paths; exits 2 otherwise. */
 void check_owner(const char *owner);
+/* Exit 2 unless every owner A names has an allocation in ST (closed and A freed then). */
+void check_owners(struct rm_owners *a, struct rm_state *st);
 /* Whether OWNER has a record. */
 bool dstate_has_owner(const struct rm_state *st, const char *owner);
 
@@ -100,8 +102,11 @@ void devices_fail(int rc, char *msg);
 /* export: Slurm's Type of D (the pci.ids model, lower case), NULL when unknown; allocated. */
 char *gres_type(const struct rm_device *d);
 /* export resourceslice: SEL (N devices) as the ResourceSlices of DRIVER's pool NODE into F,
- * LEFT_OUT (NULL or comment lines) atop the first. */
+ * LEFT_OUT (NULL or comment lines) atop the first; the unhealthy among the NH readings H are
+ * tainted. */
+struct health;
 void write_resourceslice(FILE *f, const char *driver, const char *node,
-			 struct rm_device *const *sel, size_t n, const char *left_out);
+			 struct rm_device *const *sel, size_t n, const char *left_out,
+			 const struct health *h, size_t nh);
 
 #endif

@@ -60,3 +60,30 @@ kill_run() {
 	wait "$2" 2>/dev/null || true
 	wait_until grep -q '^populated 0' "$1/cgroup.events"
 }
+
+# host_request COMMAND...: the host runs COMMAND, one QEMU human monitor command
+# ("device_del nic2", "pcie_aer_inject_error nic1 UNSUP"), on this guest's QEMU
+# (tests/vm/monitor.py serve, over ttyS2) and prints its output. Fails with the host's message
+# when the monitor refused the command, or after 30 s without an answer; skips the test when
+# the host serves no requests (no rmlab.host=1 on the kernel command line). Some commands say
+# that they failed only in their output (pcie_aer_inject_error): check it.
+host_request() {
+	local fd line end=$((SECONDS + 30)) rc=2
+	grep -qw 'rmlab.host=1' /proc/cmdline || skip "the host does not answer monitor requests (python3 missing there)"
+	exec {fd}<>/dev/ttyS2 || return 1
+	stty raw -echo <&"$fd"
+	# an answer left from a request that timed out is not this one's
+	while IFS= read -r -t 0.1 line <&"$fd"; do :; done
+	printf '%s\n' "$*" >&"$fd"
+	while [ "$rc" = 2 ] && [ "$SECONDS" -lt "$end" ] &&
+		IFS= read -r -t "$((end - SECONDS))" line <&"$fd"; do
+		case $line in
+		'| '*) printf '%s\n' "${line#| }" ;;
+		done) rc=0 ;;
+		'error '*) echo "host: $* failed: ${line#error }" >&2; rc=1 ;;
+		esac
+	done
+	exec {fd}>&-
+	[ "$rc" = 2 ] && { echo "host: no answer to '$*' in 30 s" >&2; rc=1; }
+	return "$rc"
+}

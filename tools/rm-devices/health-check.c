@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rm-devices health: what the kernel says of one PCI function (AER, links, power, slots, ports). */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "health.h"
+#include "kernfs.h"
+#include "sysfs.h"
+#include "xalloc.h"
+
+/* A file of the function ADDR (sys/bus/pci/devices/ADDR/FILE), NULL when unreadable. */
+static char *dev_read(const char *sysroot, const char *addr, const char *file)
+{
+	char *rel = xasprintf("sys/bus/pci/devices/%s/%s", addr, file), *s;
+
+	s = rm_sysfs_read(sysroot, rel);
+	free(rel);
+	return s;
+}
+
+static int64_t dev_number(const char *sysroot, const char *addr, const char *file)
+{
+	char *s = dev_read(sysroot, addr, file), *end;
+	long long v;
+
+	if (!s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (end == s || errno || v < 0)
+		v = -1;
+	free(s);
+	return v;
+}
+
+/* Append WORD to the comma list *LIST. */
+static void list_add(char **list, const char *word)
+{
+	char *s = xasprintf("%s%s%s", *list ? *list : "", *list ? "," : "", word);
+
+	free(*list);
+	*list = s;
+}
+
+/*
+ * aer_dev_correctable, aer_dev_nonfatal, aer_dev_fatal (drivers/pci/pcie/aer.c): one "NAME COUNT"
+ * line per error kind and the TOTAL_ERR_* line. The total, -1 when the file is missing (no AER);
+ * the kinds counted go to *KINDS.
+ */
+static int64_t aer_file(const char *sysroot, const char *addr, const char *file, char **kinds)
+{
+	char *s = dev_read(sysroot, addr, file), *save = NULL;
+	int64_t total = -1;
+
+	if (!s)
+		return -1;
+	for (char *line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[48];
+		long long v;
+
+		if (sscanf(line, "%47s %lld", name, &v) != 2 || v < 0)
+			continue;
+		if (!strncmp(name, "TOTAL_ERR_", 10)) {
+			total = v;
+		} else if (v > 0) {
+			char *w = xasprintf("%s:%lld", name, v);
+
+			list_add(kinds, w);
+			free(w);
+		}
+	}
+	free(s);
+	return total;
+}
+
+/* "16.0 GT/s PCIe" as 16.0; 0 when unknown. */
+static double link_speed(const char *sysroot, const char *addr, const char *file)
+{
+	char *s = dev_read(sysroot, addr, file);
+	double v = s && isdigit((unsigned char)*s) ? strtod(s, NULL) : 0;
+
+	free(s);
+	return v;
+}
+
+/*
+ * The link between the downstream-facing port UP and the function DOWN below it: degraded when
+ * it trained (DOWN's current_link_*) below the smaller of both ends' max_link_*. Its text, or
+ * NULL. A link that reads no speed or width (down, or no PCIe capability) is not judged.
+ */
+static char *link_check(const char *sysroot, const char *up, const char *down)
+{
+	double cur = link_speed(sysroot, down, "current_link_speed");
+	double max = link_speed(sysroot, down, "max_link_speed");
+	double umax = link_speed(sysroot, up, "max_link_speed");
+	int64_t w = dev_number(sysroot, down, "current_link_width");
+	int64_t wmax = dev_number(sysroot, down, "max_link_width");
+	int64_t uwmax = dev_number(sysroot, up, "max_link_width");
+
+	if (cur <= 0 || max <= 0 || umax <= 0 || w <= 0 || wmax <= 0 || uwmax <= 0)
+		return NULL;
+	if (umax < max)
+		max = umax;
+	if (uwmax < wmax)
+		wmax = uwmax;
+	if (cur >= max && w >= wmax)
+		return NULL;
+	return xasprintf("%s:%gGT/s:x%lld<%gGT/s:x%lld", down, cur, (long long)w, max,
+			 (long long)wmax);
+}
+
+/*
+ * Every link from the root port down to the function: along root port, upstream port, downstream
+ * port, ..., function, the links are those of each downstream-facing port (the root port, a
+ * switch's downstream port: even places) with the function after it.
+ */
+static void links(const char *sysroot, struct health *h)
+{
+	const struct rm_device *d = h->d;
+	char *path = xasprintf("%s%s%s", d->path ? d->path : "", d->path ? "/" : "", d->addr);
+	char *save = NULL, *prev = NULL;
+	int i = 0;
+
+	for (char *a = strtok_r(path, "/", &save); a; a = strtok_r(NULL, "/", &save), i++) {
+		if (i % 2) {
+			char *l = link_check(sysroot, prev, a);
+
+			if (l) {
+				list_add(&h->link, l);
+				h->cond[HC_LINK_DEGRADED] = true;
+			}
+			free(l);
+		}
+		prev = a;
+	}
+	free(path);
+}
+
+/* The hotplug slot of ADDR (sys/bus/pci/slots/NAME/address is its DOMAIN:BUS:DEV), when it has
+ * one: an empty adapter or power off is a device pulled or failed (drivers/pci/hotplug). */
+static void slot(const char *sysroot, struct health *h)
+{
+	char *dir = rm_sysfs_path(sysroot, "sys/bus/pci/slots"), **names = NULL;
+	int n = rm_kernfs_subdirs(dir, 0, NULL, &names);
+
+	for (int i = 0; i < n && !h->slot; i++) {
+		char *rel = xasprintf("sys/bus/pci/slots/%s/address", names[i]);
+		char *a = rm_sysfs_read(sysroot, rel);
+
+		free(rel);
+		if (a && !strncmp(a, h->addr, strlen(a)) && h->addr[strlen(a)] == '.') {
+			char *adapter, *power;
+
+			h->slot = xstrdup(names[i]);
+			rel = xasprintf("sys/bus/pci/slots/%s/adapter", names[i]);
+			adapter = rm_sysfs_read(sysroot, rel);
+			free(rel);
+			rel = xasprintf("sys/bus/pci/slots/%s/power", names[i]);
+			power = rm_sysfs_read(sysroot, rel);
+			free(rel);
+			if ((adapter && !strcmp(adapter, "0")) || (power && !strcmp(power, "0")))
+				h->cond[HC_SLOT_EMPTY] = true;
+			free(adapter);
+			free(power);
+		}
+		free(a);
+	}
+	rm_kernfs_names_free(names, n);
+	free(dir);
+}
+
+/* Network interfaces up (IFF_UP in flags) without carrier or with operstate down; InfiniBand
+ * ports whose state is not ACTIVE. */
+static void ports(const char *sysroot, struct health *h)
+{
+	const struct rm_device *d = h->d;
+	char *list = d->netdevs ? xstrdup(d->netdevs) : NULL, *save = NULL, *dir, *full;
+	char **hcas = NULL;
+	int nh;
+
+	for (char *ifc = list ? strtok_r(list, ",", &save) : NULL; ifc;
+	     ifc = strtok_r(NULL, ",", &save)) {
+		char *f = xasprintf("net/%s/flags", ifc);
+		int64_t flags = dev_number(sysroot, d->addr, f), carrier;
+		char *oper;
+
+		free(f);
+		f = xasprintf("net/%s/carrier", ifc);
+		carrier = dev_number(sysroot, d->addr, f);
+		free(f);
+		f = xasprintf("net/%s/operstate", ifc);
+		oper = dev_read(sysroot, d->addr, f);
+		free(f);
+		if (flags >= 0 && (flags & 1) &&
+		    (carrier == 0 || (oper && (!strcmp(oper, "down") ||
+					       !strcmp(oper, "lowerlayerdown"))))) {
+			list_add(&h->ports_down, ifc);
+			h->cond[HC_PORT_DOWN] = true;
+		}
+		free(oper);
+	}
+	free(list);
+	if (!d->rdma)
+		return;
+	dir = xasprintf("sys/bus/pci/devices/%s/infiniband", d->addr);
+	full = rm_sysfs_path(sysroot, dir);
+	nh = rm_kernfs_subdirs(full, 0, NULL, &hcas);
+	free(full);
+	for (int i = 0; i < nh; i++) {
+		char *pdir = xasprintf("%s/%s/ports", dir, hcas[i]), **ports = NULL;
+
+		int np;
+
+		full = rm_sysfs_path(sysroot, pdir);
+		np = rm_kernfs_subdirs(full, 0, NULL, &ports);
+
+		for (int k = 0; k < np; k++) {
+			char *f = xasprintf("infiniband/%s/ports/%s/state", hcas[i], ports[k]);
+			char *s = dev_read(sysroot, d->addr, f);
+
+			/* "4: ACTIVE" (drivers/infiniband/core/sysfs.c) */
+			if (s && !strstr(s, "ACTIVE")) {
+				char *p = xasprintf("%s/%s", hcas[i], ports[k]);
+
+				list_add(&h->ports_down, p);
+				free(p);
+				h->cond[HC_IB_PORT_DOWN] = true;
+			}
+			free(s);
+			free(f);
+		}
+		rm_kernfs_names_free(ports, np);
+		free(full);
+		free(pdir);
+	}
+	rm_kernfs_names_free(hcas, nh);
+	free(dir);
+}
+
+void health_read(const char *sysroot, struct health *h)
+{
+	const struct rm_device *d = h->d;
+	char *root;
+
+	for (int k = 0; k < HN_N; k++) {
+		h->count[k] = -1;
+		h->rate[k] = -1;
+	}
+	h->nvme_warning = -1;
+	h->retired_pending = -1;
+	slot(sysroot, h);
+	if (!d) {
+		h->cond[HC_GONE] = true;
+		return;
+	}
+	if (!d->driver)
+		h->cond[h->expected ? HC_UNBOUND : HC_NO_DRIVER] = true;
+	else if (h->expected && strcmp(h->expected, d->driver))
+		h->cond[HC_REBOUND] = true;
+	h->power = dev_read(sysroot, d->addr, "power_state");
+	h->cond[HC_D3COLD] = h->power && !strcmp(h->power, "D3cold");
+	h->count[HN_AER_COR] = aer_file(sysroot, d->addr, "aer_dev_correctable", &h->aer_errors);
+	h->count[HN_AER_NONFATAL] = aer_file(sysroot, d->addr, "aer_dev_nonfatal", &h->aer_errors);
+	h->count[HN_AER_FATAL] = aer_file(sysroot, d->addr, "aer_dev_fatal", &h->aer_errors);
+	/* the root port: the first bridge of the path, counting what it received from below */
+	if (d->path) {
+		root = xasprintf("%.*s", (int)strcspn(d->path, "/"), d->path);
+		h->count[HN_ROOT_COR] = dev_number(sysroot, root, "aer_rootport_total_err_cor");
+		h->count[HN_ROOT_NONFATAL] = dev_number(sysroot, root,
+							"aer_rootport_total_err_nonfatal");
+		h->count[HN_ROOT_FATAL] = dev_number(sysroot, root, "aer_rootport_total_err_fatal");
+		h->root_port = root;
+	}
+	for (int k = HN_AER_COR; k <= HN_ROOT_FATAL; k++)
+		h->cond[HC_AER_CORRECTABLE + k] = h->count[k] > 0;
+	links(sysroot, h);
+	ports(sysroot, h);
+	if (d->type == RM_DEV_NVME)
+		health_nvme(sysroot, h);
+	if (d->driver && !strcmp(d->driver, "nvidia") && !sysroot)
+		health_nvml(h);
+}
+
+void health_rates(struct health *h, const struct health *prev, double seconds)
+{
+	if (seconds <= 0)
+		return;
+	for (int k = 0; k < HN_N; k++)
+		if (h->count[k] >= 0 && prev->count[k] >= 0 && h->count[k] >= prev->count[k])
+			h->rate[k] = (double)(h->count[k] - prev->count[k]) * 60 / seconds;
+}
+
+void health_free(struct health *h)
+{
+	free(h->owner);
+	free(h->expected);
+	free(h->driver);
+	free(h->type);
+	free(h->aer_errors);
+	free(h->root_port);
+	free(h->link);
+	free(h->power);
+	free(h->slot);
+	free(h->ports_down);
+	free(h->conditions);
+	free(h->unhealthy);
+}

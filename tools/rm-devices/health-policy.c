@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rm-devices health's policy (devices-health.conf): which conditions make a device unhealthy. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conffile.h"
+#include "exitcodes.h"
+#include "health.h"
+#include "xalloc.h"
+
+static const char *const cond_names[HC_N] = {
+	"gone", "replaced", "unbound", "rebound", "no_driver", "d3cold", "slot_empty",
+	"aer_correctable", "aer_nonfatal", "aer_fatal",
+	"root_aer_correctable", "root_aer_nonfatal", "root_aer_fatal",
+	"link_degraded", "nvme_critical_warning", "nvme_media_errors", "port_down",
+	"ib_port_down", "gpu_ecc", "gpu_retired_pending",
+};
+
+/* The counter behind a condition, or -1 for a condition that holds or not. */
+static const int cond_counter[HC_N] = {
+	[HC_GONE] = -1, [HC_REPLACED] = -1, [HC_UNBOUND] = -1, [HC_REBOUND] = -1,
+	[HC_NO_DRIVER] = -1, [HC_D3COLD] = -1, [HC_SLOT_EMPTY] = -1,
+	[HC_AER_CORRECTABLE] = HN_AER_COR, [HC_AER_NONFATAL] = HN_AER_NONFATAL,
+	[HC_AER_FATAL] = HN_AER_FATAL, [HC_ROOT_AER_CORRECTABLE] = HN_ROOT_COR,
+	[HC_ROOT_AER_NONFATAL] = HN_ROOT_NONFATAL, [HC_ROOT_AER_FATAL] = HN_ROOT_FATAL,
+	[HC_LINK_DEGRADED] = -1, [HC_NVME_CRITICAL_WARNING] = -1,
+	[HC_NVME_MEDIA_ERRORS] = HN_MEDIA, [HC_PORT_DOWN] = -1, [HC_IB_PORT_DOWN] = -1,
+	[HC_GPU_ECC] = HN_ECC, [HC_GPU_RETIRED_PENDING] = -1,
+};
+
+/* One rule: the condition at LEVEL when its counter reached THRESHOLD and grows by at least
+ * RATE a minute (0: either not asked). */
+struct rule {
+	enum hcond cond;
+	enum hlevel level;
+	int64_t threshold;
+	double rate;
+};
+
+#define MAX_RULES 64
+
+/* The defaults: what ends a device's use (it failed, went away, lost its link or data) is
+ * unhealthy; what it survives or what may be on purpose (corrected errors, a slower link, a
+ * suspended or driverless device, errors counted at the root port for everything below it)
+ * warns. */
+static struct rule rules[MAX_RULES] = {
+	{ HC_GONE, HL_UNHEALTHY, 0, 0 },
+	{ HC_REPLACED, HL_UNHEALTHY, 0, 0 },
+	{ HC_UNBOUND, HL_UNHEALTHY, 0, 0 },
+	{ HC_REBOUND, HL_UNHEALTHY, 0, 0 },
+	{ HC_NO_DRIVER, HL_WARN, 0, 0 },
+	{ HC_D3COLD, HL_WARN, 0, 0 },
+	{ HC_SLOT_EMPTY, HL_UNHEALTHY, 0, 0 },
+	{ HC_AER_CORRECTABLE, HL_WARN, 1, 0 },
+	{ HC_AER_NONFATAL, HL_UNHEALTHY, 1, 0 },
+	{ HC_AER_FATAL, HL_UNHEALTHY, 1, 0 },
+	{ HC_ROOT_AER_CORRECTABLE, HL_WARN, 1, 0 },
+	{ HC_ROOT_AER_NONFATAL, HL_WARN, 1, 0 },
+	{ HC_ROOT_AER_FATAL, HL_WARN, 1, 0 },
+	{ HC_LINK_DEGRADED, HL_WARN, 0, 0 },
+	{ HC_NVME_CRITICAL_WARNING, HL_UNHEALTHY, 0, 0 },
+	{ HC_NVME_MEDIA_ERRORS, HL_WARN, 1, 0 },
+	{ HC_PORT_DOWN, HL_UNHEALTHY, 0, 0 },
+	{ HC_IB_PORT_DOWN, HL_UNHEALTHY, 0, 0 },
+	{ HC_GPU_ECC, HL_UNHEALTHY, 1, 0 },
+	{ HC_GPU_RETIRED_PENDING, HL_WARN, 0, 0 },
+};
+static size_t nrules = HC_N;
+
+const char *hcond_name(enum hcond c)
+{
+	return cond_names[c];
+}
+
+int hcond_parse(const char *name)
+{
+	for (int c = 0; c < HC_N; c++)
+		if (!strcmp(cond_names[c], name))
+			return c;
+	return -1;
+}
+
+const char *hlevel_name(enum hlevel l)
+{
+	return l == HL_UNHEALTHY ? "unhealthy" : l == HL_WARN ? "warn" : "ok";
+}
+
+/* A count or a rate: a non-negative decimal. */
+static int parse_number(const char *s, bool integer, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (!*s || *s == '-' || *s == '+' || *end || errno || *v > 1e15 ||
+	    (integer && *v != (double)(int64_t)*v))
+		return -1;
+	return 0;
+}
+
+/* One line: CONDITION LEVEL [threshold=N] [rate=N]. */
+static void policy_line(struct rm_conf *cf, struct rm_conf_word *w, int n, bool *seen,
+			struct rule *out, size_t *nout)
+{
+	int c = hcond_parse(w[0].text);
+	struct rule r = { 0 };
+
+	if (c < 0) {
+		rm_conf_fail_shown(cf, w[0].col, "unknown condition: '%s' (see rm-devices(1), "
+				   "HEALTH)", w[0].text);
+		return;
+	}
+	if (n < 2) {
+		rm_conf_fail(cf, 0, w[0].col, xasprintf("%s: missing level (unhealthy, warn, "
+							"ignore)", w[0].text));
+		return;
+	}
+	r.cond = (enum hcond)c;
+	if (!strcmp(w[1].text, "unhealthy"))
+		r.level = HL_UNHEALTHY;
+	else if (!strcmp(w[1].text, "warn"))
+		r.level = HL_WARN;
+	else if (strcmp(w[1].text, "ignore")) {
+		rm_conf_fail_shown(cf, w[1].col, "unknown level: '%s' (unhealthy, warn, ignore)",
+				   w[1].text);
+		return;
+	}
+	for (int i = 2; i < n; i++) {
+		char *value;
+		unsigned vcol;
+		double v;
+		bool thr;
+
+		if (rm_conf_split(&w[i], &value, &vcol) < 0 ||
+		    (strcmp(w[i].text, "threshold") && strcmp(w[i].text, "rate"))) {
+			rm_conf_fail_shown(cf, w[i].col, "unknown setting: '%s' (threshold=N, rate=N)",
+					   w[i].text);
+			return;
+		}
+		thr = !strcmp(w[i].text, "threshold");
+		if (cond_counter[c] < 0) {
+			rm_conf_fail(cf, 0, w[i].col, xasprintf("%s counts nothing: no %s", w[0].text,
+								w[i].text));
+			return;
+		}
+		if (parse_number(value, thr, &v) < 0) {
+			rm_conf_fail_shown(cf, vcol, "invalid number: '%s' (a non-negative number)",
+					   value);
+			return;
+		}
+		if (thr)
+			r.threshold = (int64_t)v;
+		else
+			r.rate = v;
+	}
+	if (cond_counter[c] >= 0 && !r.threshold && !r.rate)
+		r.threshold = 1;
+	if (*nout >= MAX_RULES) {
+		rm_conf_fail(cf, 0, w[0].col, xasprintf("too many rules: at most %d", MAX_RULES));
+		return;
+	}
+	seen[c] = true;
+	out[(*nout)++] = r;
+}
+
+void health_policy_load(const char *file)
+{
+	char *path = file ? xstrdup(file) : rm_conf_path("devices-health.conf");
+	struct rm_conf_word w[RM_CONF_MAX_WORDS];
+	struct rule got[MAX_RULES];
+	bool seen[HC_N] = { false };
+	size_t ngot = 0, kept = 0;
+	struct rm_conf cf;
+	int n;
+
+	if (!file && access(path, F_OK) < 0 && errno == ENOENT) {
+		free(path); /* no policy file: the defaults */
+		return;
+	}
+	if (rm_conf_open(&cf, path) < 0)
+		rm_usage_errx("cannot read %s: %s", path, strerror(errno));
+	while ((n = rm_conf_next(&cf, w)) > 0 && !cf.err)
+		policy_line(&cf, w, n, seen, got, &ngot);
+	if (cf.err)
+		rm_usage_errx("%s", cf.err);
+	if (n < 0)
+		rm_err(RM_EXIT_FAILURE, "cannot read %s", cf.file);
+	rm_conf_close(&cf);
+	free(path);
+	/* a condition the file names has the file's rules only; the others keep the defaults */
+	for (size_t i = 0; i < nrules; i++)
+		if (!seen[rules[i].cond])
+			rules[kept++] = rules[i];
+	if (kept + ngot > MAX_RULES)
+		rm_usage_errx("too many rules in the health policy: at most %d", MAX_RULES);
+	memcpy(rules + kept, got, ngot * sizeof(*got));
+	nrules = kept + ngot;
+}
+
+static bool rule_holds(const struct rule *r, const struct health *h)
+{
+	int k = cond_counter[r->cond];
+
+	if (!h->cond[r->cond])
+		return false;
+	if (k < 0)
+		return true;
+	if (r->threshold && h->count[k] < r->threshold)
+		return false;
+	if (r->rate && !(h->rate[k] >= r->rate))
+		return false;
+	return true;
+}
+
+/* Append NAME to the comma list *LIST. */
+static void add_name(char **list, const char *name)
+{
+	char *s = xasprintf("%s%s%s", *list ? *list : "", *list ? "," : "", name);
+
+	free(*list);
+	*list = s;
+}
+
+void health_judge(struct health *h)
+{
+	h->level = HL_OK;
+	free(h->conditions);
+	free(h->unhealthy);
+	h->conditions = h->unhealthy = NULL;
+	for (int c = 0; c < HC_N; c++) {
+		enum hlevel l = HL_OK;
+
+		for (size_t i = 0; i < nrules; i++)
+			if ((int)rules[i].cond == c && rules[i].level > l && rule_holds(&rules[i], h))
+				l = rules[i].level;
+		if (l == HL_OK)
+			continue;
+		add_name(&h->conditions, cond_names[c]);
+		if (l == HL_UNHEALTHY)
+			add_name(&h->unhealthy, cond_names[c]);
+		if (l > h->level)
+			h->level = l;
+	}
+}
