@@ -269,8 +269,15 @@ follows() {
 	follows rs "$pid" "$c1"
 	assert_equal "$(cat $CG/rs/cpuset.cpus.partition)" isolated
 	# to the shared pool and back, the process still in its cgroup
-	run -0 rm-cpuset resize --owner rs --shared
-	follows rs "$pid" "$(cat $CG/shared/cpuset.cpus.effective)"
+	run rm-cpuset resize --owner rs --shared
+	[ "$status" -eq 0 ] || fail "resize --shared: exit $status: $output"
+	# the process on the shared pool's CPUs, less those isolcpus= keeps from the scheduler
+	shared=$(cat $CG/shared/cpuset.cpus.effective)
+	expand_list "$(cat /sys/devices/system/cpu/isolated)" >"$BATS_TEST_TMPDIR/boot"
+	assert_equal "$(expand_list "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$pid/status)")" \
+		"$(expand_list "$shared" | grep -vxF -f "$BATS_TEST_TMPDIR/boot")"
+	assert_equal "$(cat $CG/rs/cpuset.cpus.effective)" "$shared"
+	run -0 grep -x "$pid" $CG/rs/cgroup.procs
 	assert_equal "$(cat $CG/rs/cpuset.cpus.partition)" member
 	run -0 rm-cpuset resize --owner rs --count 2 --numa-node 1 -o cpus
 	follows rs "$pid" "$(field cpus)"
