@@ -193,10 +193,12 @@ system_labdisk() {
 # system_devices RUNDIR: the shape's devices on top of the numa4 machine
 system_devices() {
 	local run=$1
-	# a GPU on the root complex (pcie.0 has no proximity domain: Linux gives it NUMA node -1)
-	# and one behind a second root port of node 1's expander
-	echo "-device virtio-gpu-pci,id=gpu0,bus=pcie.0"
+	# GPUs: one behind an expander of node 0, one behind a second root port of node 1's
+	# expander, and one on the root complex (pcie.0 has no proximity domain: NUMA node -1)
+	echo "-device pxb-pcie,id=pxb0,bus_nr=32,numa_node=0,bus=pcie.0"
+	echo "-device pcie-root-port,id=rp3,bus=pxb0,chassis=3,slot=3 -device virtio-gpu-pci,id=gpu0,bus=rp3"
 	echo "-device pcie-root-port,id=rp2,bus=pxb1,chassis=2,slot=2 -device virtio-gpu-pci,id=gpu1,bus=rp2"
+	echo "-device virtio-gpu-pci,id=gpu2,bus=pcie.0"
 	# cloud-init's fallback network: DHCP from QEMU, no route beyond it
 	echo "-netdev user,id=net0,restrict=on -device virtio-net-pci,netdev=net0,id=nic0,bus=pcie.0"
 	echo "-drive if=none,id=root,file=$run/root.qcow2,format=qcow2,cache=unsafe,discard=unmap"

@@ -80,3 +80,49 @@ check_units() {
 	run systemctl --failed --plain --no-legend
 	refute_output --partial rmtools
 }
+
+# ---- GPUs and Slurm (boot2.bats) ----
+
+# gpu_nodes NUMA: the device nodes of the GPU on NUMA node NUMA ("-": none), comma-separated
+gpu_nodes() {
+	rm-devices list --type gpu -o numa,dev_nodes -r | awk -v n="$1" '$1 == n { print $2 }'
+}
+
+# slurm_configure: slurm.conf, cgroup.conf and gres.conf of a one-node cluster from
+# rm-cpuset export slurm --cgroup-conf and rm-devices export gres, as README.md's Slurm section
+# writes them; then slurmctld and slurmd (re)started and the node idle (30 s at most).
+slurm_configure() {
+	local host gres i
+	host=$(hostname -s)
+	rm-cpuset export slurm --mem-spec-limit 256M --cgroup-conf --node-name "$host" >/tmp/rm-slurm.txt &&
+		rm-devices export gres -o /etc/slurm/gres.conf || return 1
+	# the gres of the node line: gpu:TYPE:COUNT per type of gres.conf
+	gres=$(awk '/^Name=gpu/ { t = "gpu"; for (i = 1; i <= NF; i++) if ($i ~ /^Type=/) t = t ":" substr($i, 6); n[t]++ }
+		END { for (t in n) { printf "%s%s:%d", s, t, n[t]; s = "," } }' /etc/slurm/gres.conf)
+	sed -n '/^# cgroup.conf/,$p' /tmp/rm-slurm.txt >/etc/slurm/cgroup.conf
+	{
+		cat <<-EOT
+		ClusterName=rmlab
+		SlurmctldHost=$host
+		AuthType=auth/munge
+		SlurmUser=slurm
+		StateSaveLocation=/var/lib/slurm/slurmctld
+		SlurmdSpoolDir=/var/lib/slurm/slurmd
+		ProctrackType=proctrack/cgroup
+		SelectType=select/cons_tres
+		SelectTypeParameters=CR_Core_Memory
+		ReturnToService=2
+		GresTypes=gpu
+		EOT
+		sed '/^# cgroup.conf/,$d' /tmp/rm-slurm.txt | sed "s/^NodeName=.*/& ${gres:+Gres=$gres}/"
+		echo "PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+	} >/etc/slurm/slurm.conf
+	systemctl start munge && systemctl restart slurmctld slurmd || return 1
+	for i in $(seq 60); do
+		case $(sinfo -h -N -o %t 2>/dev/null) in idle) return 0 ;; esac
+		[ "$i" = 20 ] && scontrol update nodename="$host" state=resume 2>/dev/null
+		sleep 0.5
+	done
+	sinfo -N -l >&3; scontrol show node >&3; journalctl -b -u slurmd -u slurmctld --no-pager -n 20 | sed 's/^/# /' >&3
+	return 1
+}
