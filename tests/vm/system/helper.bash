@@ -120,7 +120,7 @@ slurm_configure() {
 	systemctl start munge && systemctl restart slurmctld slurmd || return 1
 	for i in $(seq 60); do
 		case $(sinfo -h -N -o %t 2>/dev/null) in idle) return 0 ;; esac
-		[ "$i" = 20 ] && scontrol update nodename="$host" state=resume 2>/dev/null
+		if [ "$i" = 20 ]; then scontrol update nodename="$host" state=resume 2>/dev/null || :; fi
 		sleep 0.5
 	done
 	sinfo -N -l >&3; scontrol show node >&3; journalctl -b -u slurmd -u slurmctld --no-pager -n 20 | sed 's/^/# /' >&3
