@@ -330,6 +330,7 @@ system_boot() {
 # system_merge NAME BOOTS: NAME.bootN.tap into NAME.tap, results named "boot N: test"; a boot
 # that did not finish is one failure with its console's last lines, the boots after it one each.
 # Other lines go without their "# ": lab.sh makes every line that is not a result a comment.
+# Each result's time (bats --timing) goes to NAME.time.
 system_merge() {
 	local name=$1 boots=$2 n count=0 tap planned results line failed=
 	{
@@ -345,6 +346,10 @@ system_merge() {
 				line=${line%$'\r'}
 				if [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ (.*)$ ]]; then
 					count=$((count + 1)); echo "${BASH_REMATCH[1]} $count boot $n: ${BASH_REMATCH[2]}"
+					if [[ $line =~ ^(not\ )?ok\ [0-9]+\ (.*)\ in\ ([0-9]+)ms$ ]]; then
+						printf '# boot %s: %4d.%d s %s\n' "$n" $((BASH_REMATCH[3] / 1000)) \
+							$((BASH_REMATCH[3] % 1000 / 100)) "${BASH_REMATCH[2]}" >>"$LOGDIR/$name.time"
+					fi
 				elif [[ $line =~ ^1\.\.[0-9]+$ || $line == "# end of tests" ]]; then
 					:
 				else
