@@ -3,10 +3,12 @@
 # Boot 2 of the system shape: the node, rebooted on its disk, comes back from its units alone.
 load helper
 
-# slurmd's stop waits on its steps' scope for up to 90 s at shutdown: stopped here, 20 s at most
+# slurmd's stop waits on its steps' scope for up to 90 s at shutdown: stopped here, 20 s at
+# most, and the containers a failed check left
 teardown_file() {
 	timeout 20 systemctl stop slurmd slurmctld 2>/dev/null ||
 		systemctl kill --signal=KILL slurmd slurmctld 2>/dev/null || :
+	timeout 30 podman rm -a -f -t 0 >/dev/null 2>&1 || :
 }
 
 @test "cloud-init finished without errors" {
@@ -131,4 +133,37 @@ teardown_file() {
 	run -0 timeout 60 srun -c 2 grep Cpus_allowed_list /proc/self/status
 	assert_output $'Cpus_allowed_list:\t'"$free"
 	run ! timeout 60 srun -c 3 --immediate=5 true
+}
+
+@test "podman: the CDI spec loads; gpu=N gives that GPU's nodes, an owner's name its GPUs, CPUs and cgroup (hook); released while running: the shared pool" {
+	local name nodes cid pid
+	run -0 rm-devices export cdi -o /etc/cdi/rmtools-gpu.json
+	run -0 grep -F '"cdiVersion": "0.3.0"' /etc/cdi/rmtools-gpu.json
+	podman_image
+	# each GPU by its name: exactly its nodes
+	while read -r name nodes; do
+		run -0 podman_dri "$name"
+		assert_output "$nodes"
+	done < <(rm-devices list --type gpu -o name,dev_nodes -r)
+	# db's device: db's GPU, and the hook puts the container on db's CPUs and in its cgroup
+	run -0 timeout 60 podman run -d --network none --device rmtools.io/gpu=db localhost/rmlab \
+		sh -c 'set -- /dev/dri/*; IFS=,; echo "$*"; exec sleep 120'
+	cid=$output
+	pid=$(podman inspect -f '{{.State.Pid}}' "$cid")
+	run -0 podman logs "$cid"
+	assert_output "$(gpu_nodes 0)"
+	run -0 cat "/proc/$pid/cgroup"
+	assert_output "0::/rmtools.slice/db"
+	run -0 grep Cpus_allowed_list "/proc/$pid/status"
+	assert_output $'Cpus_allowed_list:\t2-3'
+	# db released while it runs: the container goes on in the shared pool; a new one fails
+	run -0 rm-cpuset release db
+	run -0 cat "/proc/$pid/cgroup"
+	assert_output "0::/rmtools.slice/shared"
+	run -0 grep Cpus_allowed_list "/proc/$pid/status"
+	assert_output $'Cpus_allowed_list:\t'"$(cat "$SLICE/shared/cpuset.cpus.effective")"
+	run -0 podman inspect -f '{{.State.Running}}' "$cid"
+	assert_output true
+	run ! timeout 60 podman run --rm --network none --device rmtools.io/gpu=db localhost/rmlab true
+	timeout 30 podman rm -f -t 0 "$cid" >/dev/null
 }

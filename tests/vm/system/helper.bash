@@ -89,35 +89,12 @@ gpu_nodes() {
 }
 
 # slurm_configure: slurm.conf, cgroup.conf and gres.conf of a one-node cluster from
-# rm-cpuset export slurm --cgroup-conf and rm-devices export gres, as README.md's Slurm section
-# writes them; then slurmctld and slurmd (re)started and the node idle (30 s at most).
+# rm-cpuset export slurm --cgroup-conf and rm-devices export gres, by README.md's Slurm section
+# as printed (slurm-node.sh); then the node idle (30 s at most).
 slurm_configure() {
-	local host gres i
+	local host i
 	host=$(hostname -s)
-	rm-cpuset export slurm --mem-spec-limit 256M --cgroup-conf --node-name "$host" >/tmp/rm-slurm.txt &&
-		rm-devices export gres -o /etc/slurm/gres.conf || return 1
-	# the gres of the node line: gpu:TYPE:COUNT per type of gres.conf
-	gres=$(awk '/^Name=gpu/ { t = "gpu"; for (i = 1; i <= NF; i++) if ($i ~ /^Type=/) t = t ":" substr($i, 6); n[t]++ }
-		END { for (t in n) { printf "%s%s:%d", s, t, n[t]; s = "," } }' /etc/slurm/gres.conf)
-	sed -n '/^# cgroup.conf/,$p' /tmp/rm-slurm.txt >/etc/slurm/cgroup.conf
-	{
-		cat <<-EOT
-		ClusterName=rmlab
-		SlurmctldHost=$host
-		AuthType=auth/munge
-		SlurmUser=slurm
-		StateSaveLocation=/var/lib/slurm/slurmctld
-		SlurmdSpoolDir=/var/lib/slurm/slurmd
-		ProctrackType=proctrack/cgroup
-		SelectType=select/cons_tres
-		SelectTypeParameters=CR_Core_Memory
-		ReturnToService=2
-		GresTypes=gpu
-		EOT
-		sed '/^# cgroup.conf/,$d' /tmp/rm-slurm.txt | sed "s/^NodeName=.*/& ${gres:+Gres=$gres}/"
-		echo "PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
-	} >/etc/slurm/slurm.conf
-	systemctl start munge && systemctl restart slurmctld slurmd || return 1
+	timeout 120 bash -e /lab/system/slurm-node.sh || return 1
 	for i in $(seq 60); do
 		case $(sinfo -h -N -o %t 2>/dev/null) in idle) return 0 ;; esac
 		if [ "$i" = 20 ]; then scontrol update nodename="$host" state=resume 2>/dev/null || :; fi
@@ -125,4 +102,30 @@ slurm_configure() {
 	done
 	sinfo -N -l >&3; scontrol show node >&3; journalctl -b -u slurmd -u slurmctld --no-pager -n 20 | sed 's/^/# /' >&3
 	return 1
+}
+
+# ---- podman with rm-devices export cdi (boot2.bats) ----
+
+# podman_image: the local image rmlab (no registry): the guest's dash, cat and sleep with their
+# libraries, through podman import
+podman_image() {
+	local root=/tmp/rmlab-image f lib
+	podman image exists localhost/rmlab && return 0
+	rm -rf "$root" && mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" || return 1
+	for f in /bin/dash /bin/cat /bin/sleep; do
+		cp "$f" "$root/bin/" || return 1
+		for lib in $(ldd "$f" | grep -o '/[^ ]*'); do
+			mkdir -p "$root${lib%/*}" && cp -L "$lib" "$root$lib" || return 1
+		done
+	done
+	ln -s dash "$root/bin/sh"
+	tar -C "$root" -c . | timeout 60 podman import - localhost/rmlab >/dev/null
+	rm -rf "$root"
+}
+
+# podman_dri DEVICE: the /dev/dri nodes a container started with --device rmtools.io/gpu=DEVICE
+# sees, comma-separated
+podman_dri() {
+	timeout 60 podman run --rm --network none --device "rmtools.io/gpu=$1" localhost/rmlab \
+		sh -c 'set -- /dev/dri/*; IFS=,; echo "$*"'
 }
