@@ -344,12 +344,12 @@ system_merge() {
 			results=$(grep -c -E '^(not )?ok [0-9]+' "$tap" 2>/dev/null)
 			while IFS= read -r line; do
 				line=${line%$'\r'}
-				if [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ (.*)$ ]]; then
+				if [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ (.*)\ in\ ([0-9]+)ms$ ]]; then
 					count=$((count + 1)); echo "${BASH_REMATCH[1]} $count boot $n: ${BASH_REMATCH[2]}"
-					if [[ $line =~ ^(not\ )?ok\ [0-9]+\ (.*)\ in\ ([0-9]+)ms$ ]]; then
-						printf '# boot %s: %4d.%d s %s\n' "$n" $((BASH_REMATCH[3] / 1000)) \
-							$((BASH_REMATCH[3] % 1000 / 100)) "${BASH_REMATCH[2]}" >>"$LOGDIR/$name.time"
-					fi
+					printf '# boot %s: %4d.%d s %s\n' "$n" $((BASH_REMATCH[3] / 1000)) \
+						$((BASH_REMATCH[3] % 1000 / 100)) "${BASH_REMATCH[2]}" >>"$LOGDIR/$name.time"
+				elif [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ (.*)$ ]]; then
+					count=$((count + 1)); echo "${BASH_REMATCH[1]} $count boot $n: ${BASH_REMATCH[2]}"
 				elif [[ $line =~ ^1\.\.[0-9]+$ || $line == "# end of tests" ]]; then
 					:
 				else
