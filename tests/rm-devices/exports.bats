@@ -180,7 +180,10 @@ cdi_valid_upstream() {
 	assert_output 644
 	# replaced whole: a reader holding the old file keeps it; no temporary file is left
 	exec 8<"$out"
+	# a spec above --cdi-version: exit 2, the file as it was
 	run -2 gpu export cdi --output "$out" --type ib
+	run -0 jq -r .kind "$out"
+	assert_output gpu.example.com/gpu
 	run -0 gpu export cdi --output "$out" --type ib --cdi-version 1.1.0
 	run -0 jq -r .kind /dev/fd/8
 	assert_output gpu.example.com/gpu
