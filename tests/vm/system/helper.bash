@@ -94,13 +94,15 @@ gpu_nodes() {
 slurm_configure() {
 	local host i
 	host=$(hostname -s)
-	timeout 120 bash -e /lab/system/slurm-node.sh || return 1
+	echo "# slurm: configuring" >&3
+	timeout -k 5 120 bash -e /lab/system/slurm-node.sh || return 1
 	for i in $(seq 60); do
-		case $(sinfo -h -N -o %t 2>/dev/null) in idle) return 0 ;; esac
-		if [ "$i" = 20 ]; then scontrol update nodename="$host" state=resume 2>/dev/null || :; fi
+		case $(timeout -k 2 10 sinfo -h -N -o %t 2>/dev/null) in idle) echo "# slurm: idle" >&3; return 0 ;; esac
+		if [ "$i" = 20 ]; then timeout -k 2 10 scontrol update nodename="$host" state=resume 2>/dev/null || :; fi
 		sleep 0.5
 	done
-	sinfo -N -l >&3; scontrol show node >&3; journalctl -b -u slurmd -u slurmctld --no-pager -n 20 | sed 's/^/# /' >&3
+	timeout -k 2 10 sinfo -N -l >&3; timeout -k 2 10 scontrol show node >&3
+	journalctl -b -u slurmd -u slurmctld --no-pager -n 20 | sed 's/^/# /' >&3
 	return 1
 }
 
@@ -119,13 +121,13 @@ podman_image() {
 		done
 	done
 	ln -s dash "$root/bin/sh"
-	tar -C "$root" -c . | timeout 60 podman import - localhost/rmlab >/dev/null
+	tar -C "$root" -c . | timeout -k 5 60 podman import - localhost/rmlab >/dev/null
 	rm -rf "$root"
 }
 
 # podman_dri DEVICE: the /dev/dri nodes a container started with --device rmtools.io/gpu=DEVICE
 # sees, comma-separated
 podman_dri() {
-	timeout 60 podman run --rm --network none --device "rmtools.io/gpu=$1" localhost/rmlab \
+	timeout -k 5 60 podman run --rm --network none --device "rmtools.io/gpu=$1" localhost/rmlab \
 		sh -c 'set -- /dev/dri/*; IFS=,; echo "$*"'
 }
