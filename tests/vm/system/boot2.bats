@@ -105,6 +105,7 @@ teardown_file() {
 
 @test "podman: the CDI spec loads; gpu=N gives that GPU's nodes, an owner's name its GPUs, CPUs and cgroup (hook); released while running: the shared pool" {
 	local name nodes cid pid
+	mkdir -p /etc/cdi
 	run -0 rm-devices export cdi -o /etc/cdi/rmtools-gpu.json
 	run -0 grep -F '"cdiVersion": "0.3.0"' /etc/cdi/rmtools-gpu.json
 	podman_image
