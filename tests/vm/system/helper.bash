@@ -95,7 +95,12 @@ slurm_configure() {
 	local host i
 	host=$(hostname -s)
 	echo "# slurm: configuring" >&3
-	timeout -k 5 120 bash -e /lab/system/slurm-node.sh || return 1
+	if ! timeout -k 5 120 bash -e /lab/system/slurm-node.sh; then
+		echo "# slurm: slurm-node.sh failed" >&3
+		timeout 10 systemctl status --no-pager -n 0 munge slurmctld slurmd 2>&1 | sed 's/^/# /' >&3
+		journalctl -b -u slurmd -u slurmctld -u munge --no-pager -n 30 | sed 's/^/# /' >&3
+		return 1
+	fi
 	for i in $(seq 60); do
 		case $(timeout -k 2 10 sinfo -h -N -o %t 2>/dev/null) in idle) echo "# slurm: idle" >&3; return 0 ;; esac
 		if [ "$i" = 20 ]; then timeout -k 2 10 scontrol update nodename="$host" state=resume 2>/dev/null || :; fi
