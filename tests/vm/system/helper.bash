@@ -92,7 +92,7 @@ gpu_nodes() {
 # rm-cpuset export slurm --cgroup-conf and rm-devices export gres, by README.md's Slurm section
 # as printed (slurm-node.sh); then the node idle (30 s at most).
 slurm_configure() {
-	local host i
+	local host i end
 	host=$(hostname -s)
 	echo "# slurm: configuring" >&3
 	if ! timeout -k 5 120 bash -e /lab/system/slurm-node.sh; then
@@ -101,11 +101,13 @@ slurm_configure() {
 		journalctl -b -u slurmd -u slurmctld -u munge --no-pager -n 30 | sed 's/^/# /' >&3
 		return 1
 	fi
-	for i in $(seq 60); do
-		case $(timeout -k 2 10 sinfo -h -N -o %t 2>/dev/null) in idle) echo "# slurm: idle" >&3; return 0 ;; esac
-		if [ "$i" = 20 ]; then timeout -k 2 10 scontrol update nodename="$host" state=resume 2>/dev/null || :; fi
+	# 30 s in all, however long each sinfo takes
+	for ((i = 0, end = SECONDS + 30; SECONDS < end; i++)); do
+		case $(timeout -k 1 5 sinfo -h -N -o %t 2>/dev/null) in idle) echo "# slurm: idle" >&3; return 0 ;; esac
+		if [ "$i" = 20 ]; then timeout -k 1 5 scontrol update nodename="$host" state=resume 2>/dev/null || :; fi
 		sleep 0.5
 	done
+	echo "# slurm: the node is not idle after 30 s" >&3
 	timeout -k 2 10 sinfo -N -l >&3; timeout -k 2 10 scontrol show node >&3
 	journalctl -b -u slurmd -u slurmctld --no-pager -n 20 | sed 's/^/# /' >&3
 	return 1
