@@ -1343,7 +1343,10 @@ assert [f["path"] for f in d["write_files"]] == ["/etc/rmtools/hugepages.conf", 
 	run -0 python3 -c '
 import sys
 readme, script = open(sys.argv[1]).read(), open(sys.argv[2]).read()
-body = "".join(l for l in script.splitlines(True) if not l.startswith("# SPDX") and not l.startswith("# README"))
+lines = script.splitlines(True)
+while lines and lines[0].startswith("#"):
+    lines.pop(0)  # the header comment
+body = "".join(lines)
 block = "".join(("    " + l if l.strip() else "") + "\n" for l in body.rstrip("\n").split("\n"))
 sys.exit(0 if block in readme else 1)' "$RM_SRCDIR/README.md" "$RM_SRCDIR/tests/vm/system/slurm-node.sh"
 	run -0 grep -F 'bash -e /lab/system/slurm-node.sh' "$RM_SRCDIR/tests/vm/system/helper.bash"
