@@ -23,7 +23,8 @@ static const char *const function_files[] = {
 	"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
 	"sriov_totalvfs", "sriov_numvfs", "mem_info_vram_total",
 	"infiniband/*/ports/*/state", "infiniband/*/ports/*/link_layer",
-	"infiniband_verbs/uverbs*/dev", "drm/renderD*/dev", "drm/card*/dev", "accel/accel*/dev",
+	"infiniband_verbs/uverbs*/dev", "drm/renderD*/dev", "drm/card*/dev",
+	"virtio*/drm/renderD*/dev", "virtio*/drm/card*/dev", "accel/accel*/dev",
 	"nvme/nvme*/dev", "nvme/nvme*/nvme*n*/dev",
 };
 /* directories whose names are what is read */
@@ -74,6 +75,8 @@ const struct rm_devices_snap_path rm_devices_snapshot_paths[] = {
 	{ D "infiniband_verbs/uverbs*/dev", RM_DEVICES_SNAP_FILE },
 	{ D "drm/renderD*/dev", RM_DEVICES_SNAP_FILE },
 	{ D "drm/card*/dev", RM_DEVICES_SNAP_FILE },
+	{ D "virtio*/drm/renderD*/dev", RM_DEVICES_SNAP_FILE },
+	{ D "virtio*/drm/card*/dev", RM_DEVICES_SNAP_FILE },
 	{ D "accel/accel*/dev", RM_DEVICES_SNAP_FILE },
 	{ D "nvme/nvme*/dev", RM_DEVICES_SNAP_FILE },
 	{ D "nvme/nvme*/nvme*n*/dev", RM_DEVICES_SNAP_FILE },

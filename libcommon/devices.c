@@ -507,7 +507,8 @@ static void read_class_nodes(struct rm_device *d, int dfd, const struct entries 
 			     const char *rel, const char *cls, const char *prefix, const char *devdir)
 {
 	size_t n = 0;
-	char **names = has(e, cls) ? list_at(dfd, cls, prefix, &n) : NULL;
+	/* a directory one level down (virtio0/drm) is looked for without the listing */
+	char **names = strchr(cls, '/') || has(e, cls) ? list_at(dfd, cls, prefix, &n) : NULL;
 
 	for (size_t i = 0; i < n; i++) {
 		add_node(&d->nodes, &d->nnodes, 'c', xasprintf("/dev/%s%s", devdir, names[i]),
@@ -527,6 +528,54 @@ static void read_class_nodes(struct rm_device *d, int dfd, const struct entries 
 		}
 	}
 	free_list(names);
+}
+
+/* The DRM directories of the function: drm/, or virtioN/drm/ for a virtio device (virtio-gpu),
+ * whose DRM device is the virtio device's child, not the PCI function's. */
+static char **drm_dirs(const struct entries *e, size_t *n)
+{
+	char **dirs = xcalloc(e->n + 2, sizeof(*dirs));
+
+	*n = 0;
+	if (has(e, "drm"))
+		dirs[(*n)++] = xstrdup("drm");
+	for (size_t i = 0; i < e->n; i++)
+		if (!strncmp(e->names[i], "virtio", 6))
+			dirs[(*n)++] = xasprintf("%s/drm", e->names[i]);
+	return dirs;
+}
+
+/* /dev/dri/cardN and /dev/dri/renderDN of the function's DRM devices. */
+static void read_drm_nodes(struct rm_device *d, int dfd, const struct entries *e, const char *rel)
+{
+	size_t n;
+	char **dirs = drm_dirs(e, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		read_class_nodes(d, dfd, e, rel, dirs[i], "card", "dri/");
+		read_class_nodes(d, dfd, e, rel, dirs[i], "renderD", "dri/");
+	}
+	free_list(dirs);
+}
+
+/* Whether the function has a DRM card or render node: a display controller that is a GPU
+ * whatever its subclass (virtio-gpu is 0x0380, "other display controller"). */
+static bool has_drm_node(int dfd, const struct entries *e)
+{
+	size_t n, k = 0;
+	char **dirs = drm_dirs(e, &n);
+
+	for (size_t i = 0; i < n && !k; i++) {
+		char **c = list_at(dfd, dirs[i], "card", &k), **r;
+
+		free_list(c);
+		if (!k) {
+			r = list_at(dfd, dirs[i], "renderD", &k);
+			free_list(r);
+		}
+	}
+	free_list(dirs);
+	return k > 0;
 }
 
 /* The NVIDIA driver's minor for the GPU: /proc/driver/nvidia/gpus/ADDR/information. */
@@ -580,8 +629,7 @@ static void read_nodes(struct rm_device *d, const char *sysroot, int dfd,
 		add_node(&d->shared, &d->nshared, 'c', xstrdup("/dev/nvidia-uvm-tools"), NULL,
 			 *uvm_major, *uvm_major >= 0 ? 1 : -1);
 	}
-	read_class_nodes(d, dfd, e, rel, "drm", "card", "dri/");
-	read_class_nodes(d, dfd, e, rel, "drm", "renderD", "dri/");
+	read_drm_nodes(d, dfd, e, rel);
 	read_class_nodes(d, dfd, e, rel, "accel", "accel", "accel/");
 	read_class_nodes(d, dfd, e, rel, "infiniband_verbs", "uverbs", "infiniband/");
 	read_class_nodes(d, dfd, e, rel, "nvme", "nvme", "");
@@ -668,6 +716,9 @@ static int read_device(struct rm_device *d, const char *sysroot, int busfd, cons
 	}
 	d->type = class_type(d->class_code, d->vendor);
 	d->driver = link_base_at(dfd, "driver");
+	read_entries(dfd, &e);
+	if (d->type == RM_DEV_OTHER && d->class_code >> 16 == 0x03 && has_drm_node(dfd, &e))
+		d->type = RM_DEV_GPU;
 	/* an FPGA behind a generic class: the Linux FPGA framework or DFL knows it */
 	if ((d->type == RM_DEV_ACCEL || d->type == RM_DEV_OTHER) &&
 	    ((d->driver && !strcmp(d->driver, "dfl-pci")) || faccessat(dfd, "fpga_region", F_OK, 0) == 0))
@@ -679,10 +730,10 @@ static int read_device(struct rm_device *d, const char *sysroot, int busfd, cons
 	if (d->type == RM_DEV_OTHER && !(flags & RM_DEVICES_ALL)) {
 		free(d->driver);
 		d->driver = NULL;
+		free_entries(&e);
 		close(dfd);
 		return -1;
 	}
-	read_entries(dfd, &e);
 	d->key = addr_key(d->addr);
 	d->numa = (int)read_long_at(dfd, "numa_node", 10, -1);
 	if (d->numa < 0)

@@ -1363,3 +1363,30 @@ d = yaml.safe_load(open(sys.argv[1]))
 assert d["packages"] == ["rmtools"]
 assert [f["path"] for f in d["write_files"]] == ["/etc/rmtools/hugepages.conf", "/etc/rmtools/cpuset.conf", "/etc/rmtools/storage.conf"]' "$yaml"
 }
+
+@test "README: the Slurm section prints tests/vm/system/slurm-node.sh, which the lab runs, whole and in one piece" {
+	run -0 python3 -c '
+import sys
+readme, script = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+lines = script.splitlines(True)
+while lines and lines[0].startswith("#"):
+    lines.pop(0)  # the header comment
+body = "".join(lines)
+block = "".join(("    " + l if l.strip() else "") + "\n" for l in body.rstrip("\n").split("\n"))
+sys.exit(0 if block in readme else 1)' "$RM_SRCDIR/README.md" "$RM_SRCDIR/tests/vm/system/slurm-node.sh"
+	run -0 grep -F 'bash -e /lab/system/slurm-node.sh' "$RM_SRCDIR/tests/vm/system/helper.bash"
+}
+
+@test "README: the Kubernetes section's files are what the tools write on the lab's machine (tests/k8s-node.bash)" {
+	load rm-devices/fixtures
+	load k8s-node
+	k8s_node "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/k8s.md"
+	# the four files, train's GPU left out of the slice
+	run -0 grep -c '^`rm-.* -o /' "$BATS_TEST_TMPDIR/k8s.md"
+	assert_output 4
+	run -0 grep -F '# left out: 0000:21:00.0, allocated to owner train' "$BATS_TEST_TMPDIR/k8s.md"
+	run -0 python3 -c '
+import sys
+sys.exit(0 if open(sys.argv[2]).read() in open(sys.argv[1]).read() else 1)' \
+		"$RM_SRCDIR/README.md" "$BATS_TEST_TMPDIR/k8s.md"
+}

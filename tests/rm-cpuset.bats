@@ -373,6 +373,26 @@ pid=$p2 threads=1 cpus=$cpu"
 	run -0 rm-cpuset --no-cgroups release att
 }
 
+@test "attach --oci-state: the process is the top-level \"pid\" of the OCI state on standard input, as a hook gets it" {
+	run -0 rm-cpuset --no-cgroups alloc --count 1 --owner att
+	cpu=$(field cpus)
+	sleep 60 &
+	p=$!
+	# a "pid" in the annotations or as a string value is not the container's
+	run -0 rm-cpuset --no-cgroups attach --oci-state att -o pid,cpus <<<"{\"ociVersion\": \"1.0.2\", \"id\": \"pid\", \"annotations\": {\"pid\": \"1\", \"x\": {\"pid\": 1}}, \"status\": \"created\", \"pid\" : $p, \"bundle\": \"/b\"}"
+	assert_output "pid=$p cpus=$cpu"
+	run -0 grep Cpus_allowed_list /proc/$p/status
+	assert_output "Cpus_allowed_list:	$cpu"
+	refused 2 'no "pid" in the OCI state on standard input' rm-cpuset --no-cgroups attach --oci-state att <<<'{"id": "c", "annotations": {"pid": 1}}'
+	refused 2 'no "pid" in the OCI state on standard input' rm-cpuset --no-cgroups attach --oci-state att <<<'{"pid": "12"}'
+	refused 2 "--oci-state takes no PID: '$p'" rm-cpuset --no-cgroups attach --oci-state att "$p"
+	refused 2 "the OCI state on standard input is over 1048576 bytes" rm-cpuset --no-cgroups attach --oci-state att < <(head -c 1048577 /dev/zero)
+	kill "$p"
+	wait "$p" || true
+	refused 2 "no such process: '$p'" rm-cpuset --no-cgroups attach --oci-state att <<<"{\"pid\": $p}"
+	run -0 rm-cpuset --no-cgroups release att
+}
+
 @test "gc: releases allocations whose run process is gone, keeps the others" {
 	[ "$(nproc --all)" -ge 2 ] || skip "needs 2 CPUs"
 	run -0 rm-cpuset --no-cgroups reserve 0

@@ -146,6 +146,19 @@ lspci_tree() {
 	assert_output '[["0000:c1:00.0",1,68719476736],["0000:d8:00.0",null,null],["0000:e3:00.0",1,null]]'
 }
 
+@test "list: a display controller with DRM nodes is a GPU whatever its subclass (virtio-gpu, 0x0380)" {
+	fx_virtio_gpu "$BATS_TEST_TMPDIR/vg"
+	run -0 rm-devices --sysroot "$BATS_TEST_TMPDIR/vg" list -o device,type,name,class,numa,dev_nodes -r
+	assert_output $'0000:11:00.0 gpu gpu0 038000 0 /dev/dri/card0,/dev/dri/renderD128\n0000:21:00.0 gpu gpu1 038000 1 /dev/dri/card1,/dev/dri/renderD129'
+	# the same class without DRM nodes stays other
+	run -0 rm-devices --sysroot "$BATS_TEST_TMPDIR/vg" list --all -o device,type -r
+	assert_line '0000:00:03.0 other'
+	# the snapshot keeps the nodes below the virtio device
+	run -0 rm-topo --sysroot "$BATS_TEST_TMPDIR/vg" snapshot "$BATS_TEST_TMPDIR/copy"
+	run -0 rm-devices --sysroot "$BATS_TEST_TMPDIR/copy" list -o name,dev_nodes -r
+	assert_output $'gpu0 /dev/dri/card0,/dev/dri/renderD128\ngpu1 /dev/dri/card1,/dev/dri/renderD129'
+}
+
 @test "show: every field of one device, in --list-columns order; short addresses" {
 	run -0 rm-devices show --list-columns -r
 	local fields

@@ -82,11 +82,14 @@ cdi_valid_upstream() {
 
 @test "export cdi: NICs move their interfaces with netDevices (CDI 1.1.0); every spec passes CDI 1.1.0's schema" {
 	local t
-	run -0 mixed export cdi --type nic
+	# 1.1.0 is above the default --cdi-version (Debian 12's podman): exit 2, nothing written
+	run -2 mixed export cdi --type nic
+	assert_output "rm-devices: the spec needs cdiVersion 1.1.0 (netDevices of network devices), above 0.5.0: give --cdi-version 1.1.0 if the runtime loads it"
+	run -0 mixed export cdi --type nic --cdi-version 1.1.0
 	cdi_valid_upstream <<<"$output"
 	run -0 jq -r '.cdiVersion' <<<"$output"
 	assert_output 1.1.0
-	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi --type nic | jq -c '.devices[] | select(.name == \"nic9\") | .containerEdits.netDevices'"
+	run -0 bash -c "rm-devices --sysroot '$MIXED' export cdi --type nic --cdi-version 1.1.0 | jq -c '.devices[] | select(.name == \"nic9\") | .containerEdits.netDevices'"
 	assert_output '[{"hostInterfaceName":"enp94s0np0","name":"enp94s0np0"}]'
 	for t in gpu accel fpga; do
 		run -0 mixed export cdi --type "$t"
@@ -97,10 +100,10 @@ cdi_valid_upstream() {
 	# with an owner's device and its resctrl group (intelRdt)
 	run -0 gpu alloc --type gpu --count 2 --owner train
 	"$RM_BUILDDIR/tests/unit/test-state" raw cpuset <<<$'topology=0badcafe cpus=0-7\nowner=train cpus=0-3 mems=0 l3_ways=4 l3_exclusive=yes l3_masks=0:f00 mem_bandwidth=- mb=-'
-	run -0 bash -c "rm-devices --sysroot '$GPU' export cdi | jq -e '.devices[-1].containerEdits.intelRdt.closID == \"rmtools.train\"'"
-	gpu export cdi | cdi_valid_upstream
+	run -0 bash -c "rm-devices --sysroot '$GPU' export cdi --cdi-version 0.7.0 | jq -e '.devices[-1].containerEdits.intelRdt.closID == \"rmtools.train\"'"
+	gpu export cdi --cdi-version 0.7.0 | cdi_valid_upstream
 	# the check has teeth: a path that is no string fails
-	run -1 cdi_valid_upstream < <(gpu export cdi | jq '.devices[0].containerEdits.deviceNodes[0].path = 1')
+	run -1 cdi_valid_upstream < <(gpu export cdi --cdi-version 0.7.0 | jq '.devices[0].containerEdits.deviceNodes[0].path = 1')
 }
 
 @test "export cdi: an owner is a device of the spec with its devices and its resctrl group (CDI 0.7.0 intelRdt)" {
@@ -113,7 +116,10 @@ cdi_valid_upstream() {
 	owner=train cpus=0-3 mems=0 l3_ways=4 l3_exclusive=yes l3_masks=0:f00 mem_bandwidth=- mb=-
 	owner=infer cpus=4-5 mems=0
 	EOF
-	spec=$(gpu export cdi)
+	# intelRdt needs 0.7.0, above the default --cdi-version
+	run -2 gpu export cdi
+	assert_output --partial "needs cdiVersion 0.7.0 (intelRdt: an owner's resctrl group), above 0.5.0"
+	spec=$(gpu export cdi --cdi-version 0.7.0)
 	run -0 cdi_valid <<<"$spec"
 	run -0 jq -r '.cdiVersion, (.devices | length), (.devices[8:] | map(.name) | join(","))' <<<"$spec"
 	assert_output "$(printf '%s\n' 0.7.0 10 infer,train)"
@@ -128,17 +134,23 @@ cdi_valid_upstream() {
 	done
 	run -0 jq -r '.devices[] | select(.name == "train") | .containerEdits.deviceNodes[].path, .containerEdits.env[]' <<<"$spec"
 	assert_equal "$(sort <<<"$output")" "$(sort <<<"${want%$'\n'}")"
+	# an owner holding CPUs: a createRuntime hook puts the container on them (rm-cpuset attach);
+	# a device of no owner has no hook
+	run -0 jq -c '.devices[] | select(.name == "train") | .containerEdits.hooks[] | .path |= sub(".*/"; "")' <<<"$spec"
+	assert_output '{"hookName":"createRuntime","path":"rm-cpuset","args":["rm-cpuset","attach","--oci-state","train"],"timeout":10}'
+	run -0 jq -r '.devices[] | select(.containerEdits.hooks) | .name' <<<"$spec"
+	assert_output $'infer\ntrain'
 	# infer has no group: no intelRdt
 	run -0 jq -c '.devices[] | select(.name == "infer") | .containerEdits | has("intelRdt"), (.env | length)' <<<"$spec"
 	assert_output "$(printf '%s\n' false 2)"
-	# without any group the spec needs no 0.7.0
+	# without any group the spec needs no 0.7.0; owners without CPUs get no hook
 	"$RM_BUILDDIR/tests/unit/test-state" raw cpuset </dev/null
-	run -0 bash -c "rm-devices --sysroot '$GPU' export cdi | jq -r .cdiVersion"
-	assert_output 0.3.0
+	run -0 bash -c "rm-devices --sysroot '$GPU' export cdi | jq -r '.cdiVersion, ([.devices[] | select(.containerEdits.hooks)] | length)'"
+	assert_output $'0.3.0\n0'
 	# an owner named like a device of the spec would clash: left out, with a warning
 	run -0 gpu release infer
 	run -0 gpu alloc --type gpu --count 1 --owner gpu7
-	run -0 --separate-stderr gpu export cdi
+	run -0 --separate-stderr gpu export cdi --cdi-version 0.7.0
 	assert_equal "$stderr" "rm-devices: owner 'gpu7' is named like a device of the spec; not in the spec"
 	run -0 jq -r '.devices[8:] | map(.name) | join(",")' <<<"$output"
 	assert_output train
@@ -146,6 +158,15 @@ cdi_valid_upstream() {
 	echo junk >>"$RM_STATE_DIR/cpuset.state"
 	run -1 gpu export cdi
 	assert_output --partial "corrupt state file '$RM_STATE_DIR/cpuset.state'"
+}
+
+@test "export cdi: the cdiVersion is the lowest the features need; the default limit loads in Debian 12's and 13's podman (unit)" {
+	run -0 "$RM_BUILDDIR/tests/unit/test-cdi"
+	assert_output ''
+	run -2 gpu export cdi --cdi-version 0.9.0
+	assert_output --partial "unknown CDI version: '0.9.0'"
+	run -2 gpu export gres --cdi-version 0.5.0
+	assert_output --partial "--cdi-version is for cdi"
 }
 
 @test "export cdi: --vendor-domain names the kind; --output writes the file atomically" {
@@ -159,7 +180,11 @@ cdi_valid_upstream() {
 	assert_output 644
 	# replaced whole: a reader holding the old file keeps it; no temporary file is left
 	exec 8<"$out"
-	run -0 gpu export cdi --output "$out" --type ib
+	# a spec above --cdi-version: exit 2, the file as it was
+	run -2 gpu export cdi --output "$out" --type ib
+	run -0 jq -r .kind "$out"
+	assert_output gpu.example.com/gpu
+	run -0 gpu export cdi --output "$out" --type ib --cdi-version 1.1.0
 	run -0 jq -r .kind /dev/fd/8
 	assert_output gpu.example.com/gpu
 	exec 8<&-

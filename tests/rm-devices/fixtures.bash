@@ -36,10 +36,11 @@ fx_bytes() {
 #   numa=N (default -1), driver=NAME, iommu=N, speed="16.0 GT/s PCIe", width=N,
 #   totalvfs=N numvfs=N, physfn=ADDR, net=A,B, ib=HCA:STATE:LAYER[/STATE:LAYER...],
 #   uverbs=N, render=N (renderD128+N), card=N, vram=BYTES, nvminor=N, accel=N, nvme=N,
-#   bar=BYTES (a 64-bit prefetchable BAR besides the 16 MiB one)
+#   bar=BYTES (a 64-bit prefetchable BAR besides the 16 MiB one), virtio=N (the card and render
+#   nodes after it below the virtio device virtioN, as virtio-gpu has them)
 fx_dev() {
 	local root=$1 parent=$2 addr=$3 class=$4 vendor=$5 device=$6 dir kv key val cpus
-	local numa=-1 bar=0 base sub prog header=0 i hca ports port n
+	local numa=-1 bar=0 base sub prog header=0 i hca ports port n drm=drm
 	shift 6
 	dir="$root/sys/devices/$parent/$addr"
 	mkdir -p "$dir"
@@ -86,10 +87,11 @@ fx_dev() {
 		uverbs)
 			mkdir -p "$dir/infiniband_verbs/uverbs$val" "$dir/infiniband_mad/umad$val"
 			echo "231:$((192 + val))" >"$dir/infiniband_verbs/uverbs$val/dev" ;;
+		virtio) drm=virtio$val/drm ;;
 		render)
-			mkdir -p "$dir/drm/renderD$((128 + val))"
-			echo "226:$((128 + val))" >"$dir/drm/renderD$((128 + val))/dev" ;;
-		card) mkdir -p "$dir/drm/card$val"; echo "226:$val" >"$dir/drm/card$val/dev" ;;
+			mkdir -p "$dir/$drm/renderD$((128 + val))"
+			echo "226:$((128 + val))" >"$dir/$drm/renderD$((128 + val))/dev" ;;
+		card) mkdir -p "$dir/$drm/card$val"; echo "226:$val" >"$dir/$drm/card$val/dev" ;;
 		vram) echo "$val" >"$dir/mem_info_vram_total" ;;
 		nvminor)
 			mkdir -p "$root/proc/driver/nvidia/gpus/$addr"
@@ -233,6 +235,23 @@ fx_mixed() {
 	fx_dev "$root" pci0000:e2 0000:e2:00.0 0x060400 0x8086 0x347a numa=1 driver=pcieport
 	fx_dev "$root" pci0000:e2/0000:e2:00.0 0000:e3:00.0 0x030200 0x10de 0x2330 numa=1 \
 		driver=vfio-pci iommu=77
+}
+
+# A QEMU guest of the lab's system shape: two virtio-gpu-pci (class 0x0380, "other display
+# controller", DRM nodes below their virtio device), one on node 0, one on node 1, and a display
+# controller of the same class without a DRM driver (no nodes: not a GPU).
+fx_virtio_gpu() {
+	local root=$1
+	fx_cpus "$root"
+	printf 'Character devices:\n  1 mem\n226 drm\n\nBlock devices:\n' >"$root/proc/devices"
+	fx_dev "$root" pci0000:00 0000:00:00.0 0x060000 0x8086 0x29c0 numa=-1
+	fx_dev "$root" pci0000:00 0000:00:03.0 0x038000 0x1234 0x1111 numa=-1
+	fx_dev "$root" pci0000:10 0000:10:00.0 0x060400 0x1b36 0x000c numa=0 driver=pcieport
+	fx_dev "$root" pci0000:10/0000:10:00.0 0000:11:00.0 0x038000 0x1af4 0x1050 numa=0 \
+		driver=virtio-pci virtio=1 card=0 render=0
+	fx_dev "$root" pci0000:20 0000:20:00.0 0x060400 0x1b36 0x000c numa=1 driver=pcieport
+	fx_dev "$root" pci0000:20/0000:20:00.0 0000:21:00.0 0x038000 0x1af4 0x1050 numa=1 \
+		driver=virtio-pci virtio=2 card=1 render=1
 }
 
 # ---- for the tests ----

@@ -193,10 +193,12 @@ system_labdisk() {
 # system_devices RUNDIR: the shape's devices on top of the numa4 machine
 system_devices() {
 	local run=$1
-	# a GPU on the root complex (pcie.0 has no proximity domain: Linux gives it NUMA node -1)
-	# and one behind a second root port of node 1's expander
-	echo "-device virtio-gpu-pci,id=gpu0,bus=pcie.0"
+	# GPUs: one behind an expander of node 0, one behind a second root port of node 1's
+	# expander, and one on the root complex (pcie.0 has no proximity domain: NUMA node -1)
+	echo "-device pxb-pcie,id=pxb0,bus_nr=32,numa_node=0,bus=pcie.0"
+	echo "-device pcie-root-port,id=rp3,bus=pxb0,chassis=3,slot=3 -device virtio-gpu-pci,id=gpu0,bus=rp3"
 	echo "-device pcie-root-port,id=rp2,bus=pxb1,chassis=2,slot=2 -device virtio-gpu-pci,id=gpu1,bus=rp2"
+	echo "-device virtio-gpu-pci,id=gpu2,bus=pcie.0"
 	# cloud-init's fallback network: DHCP from QEMU, no route beyond it
 	echo "-netdev user,id=net0,restrict=on -device virtio-net-pci,netdev=net0,id=nic0,bus=pcie.0"
 	echo "-drive if=none,id=root,file=$run/root.qcow2,format=qcow2,cache=unsafe,discard=unmap"
@@ -307,6 +309,7 @@ system_boot() {
 # system_merge NAME BOOTS: NAME.bootN.tap into NAME.tap, results named "boot N: test"; a boot
 # that did not finish is one failure with its console's last lines, the boots after it one each.
 # Other lines go without their "# ": lab.sh makes every line that is not a result a comment.
+# Each result's time (bats --timing) goes to NAME.time.
 system_merge() {
 	local name=$1 boots=$2 n count=0 tap planned results line failed=
 	{
@@ -320,7 +323,11 @@ system_merge() {
 			results=$(grep -c -E '^(not )?ok [0-9]+' "$tap" 2>/dev/null)
 			while IFS= read -r line; do
 				line=${line%$'\r'}
-				if [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ (.*)$ ]]; then
+				if [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ (.*)\ in\ ([0-9]+)ms$ ]]; then
+					count=$((count + 1)); echo "${BASH_REMATCH[1]} $count boot $n: ${BASH_REMATCH[2]}"
+					printf '# boot %s: %4d.%d s %s\n' "$n" $((BASH_REMATCH[3] / 1000)) \
+						$((BASH_REMATCH[3] % 1000 / 100)) "${BASH_REMATCH[2]}" >>"$LOGDIR/$name.time"
+				elif [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ (.*)$ ]]; then
 					count=$((count + 1)); echo "${BASH_REMATCH[1]} $count boot $n: ${BASH_REMATCH[2]}"
 				elif [[ $line =~ ^1\.\.[0-9]+$ || $line == "# end of tests" ]]; then
 					:

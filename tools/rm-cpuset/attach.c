@@ -2,6 +2,7 @@
 /* rm-cpuset attach: move running processes, every thread, onto an owner's CPUs and cgroup. */
 #include "config.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <sched.h>
@@ -21,19 +22,25 @@
 #include "rm-cpuset.h"
 #include "xalloc.h"
 
-enum { OPT_MIGRATE = 0x300 };
+enum { OPT_MIGRATE = 0x300, OPT_OCI_STATE };
+
+/* The most of an OCI state read from standard input */
+#define OCI_STATE_MAX (1 << 20)
 
 struct attach_args {
 	const char *owner;
 	pid_t *pids;
 	int npids;
-	bool migrate, dry_run;
+	bool migrate, dry_run, oci_state;
 };
 
 static const struct argp_option attach_options[] = {
 	{ "migrate-memory", OPT_MIGRATE, NULL, 0,
 	  "move the processes' memory to the owner's NUMA nodes (migrate_pages)", 0 },
 	{ "dry-run", RM_OPT_DRY_RUN, NULL, 0, "print what would be moved, change nothing", 0 },
+	{ "oci-state", OPT_OCI_STATE, NULL, 0,
+	  "the process is the \"pid\" of the OCI container state on standard input (as a "
+	  "runtime gives it to a hook)", 0 },
 	{ 0 }
 };
 
@@ -49,11 +56,16 @@ static error_t attach_parse(int key, char *arg, struct argp_state *state)
 	case RM_OPT_DRY_RUN:
 		a->dry_run = true;
 		break;
+	case OPT_OCI_STATE:
+		a->oci_state = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (!a->owner) {
 			a->owner = arg;
 			break;
 		}
+		if (a->oci_state)
+			argp_error(state, "--oci-state takes no PID: '%s'", arg);
 		if (rm_parse_uint(arg, 1, 0x3fffffff, &pid))
 			argp_error(state, "invalid process id: '%s'", arg);
 		a->pids = xrealloc(a->pids, (a->npids + 1) * sizeof(*a->pids));
@@ -65,6 +77,74 @@ static error_t attach_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/*
+ * The "pid" member of the OCI state S (runtime-spec's state, a JSON object): the top-level
+ * object's, not one nested in annotations. Returns it, or 0 when it is missing or no process id.
+ */
+static pid_t oci_state_pid(const char *s)
+{
+	int depth = 0;
+
+	for (const char *p = s; *p; p++) {
+		const char *key;
+		uint64_t pid;
+		char num[16];
+		size_t n;
+
+		switch (*p) {
+		case '{': case '[':
+			depth++;
+			continue;
+		case '}': case ']':
+			depth--;
+			continue;
+		case '"':
+			break;
+		default:
+			continue;
+		}
+		for (key = ++p; *p && *p != '"'; p++)
+			if (*p == '\\' && p[1])
+				p++;
+		if (!*p)
+			return 0;
+		if (depth != 1 || p - key != 3 || strncmp(key, "pid", 3))
+			continue;
+		/* a member's name is followed by ':', a string value is not */
+		for (key = p + 1; isspace((unsigned char)*key); key++)
+			;
+		if (*key != ':')
+			continue;
+		for (key++; isspace((unsigned char)*key); key++)
+			;
+		n = strspn(key, "0123456789");
+		if (!n || n >= sizeof(num))
+			return 0;
+		memcpy(num, key, n);
+		num[n] = '\0';
+		return rm_parse_uint(num, 1, 0x3fffffff, &pid) ? 0 : (pid_t)pid;
+	}
+	return 0;
+}
+
+/* The process of the OCI state on standard input; exits 2 when there is none. */
+static pid_t read_oci_state(void)
+{
+	char *buf = xmalloc(OCI_STATE_MAX + 1);
+	size_t n = fread(buf, 1, OCI_STATE_MAX + 1, stdin);
+	pid_t pid;
+
+	if (n > OCI_STATE_MAX)
+		rm_usage_errx("the OCI state on standard input is over %d bytes", OCI_STATE_MAX);
+	buf[n] = '\0';
+	pid = oci_state_pid(buf);
+	free(buf);
+	if (!pid)
+		rm_usage_errx("no \"pid\" in the OCI state on standard input");
+	return pid;
+}
+
+/* The thread ids of PID (/proc/PID/task); -1 when the process is gone. */
 int threads_of(pid_t pid, pid_t **tids)
 {
 	char path[48];
@@ -172,7 +252,7 @@ static const struct rm_column attach_cols[] = {
 int cmd_attach(int argc, char **argv, struct rm_common *c)
 {
 	static const struct argp argp = {
-		attach_options, attach_parse, "OWNER PID...",
+		attach_options, attach_parse, "OWNER PID...\nOWNER --oci-state",
 		"Move running processes, all their threads, into OWNER's cgroup and onto its CPUs "
 		"(as taskset -a -p and cgclassify do); with --migrate-memory, move their memory to "
 		"its NUMA nodes too. Prints one record per process.",
@@ -196,6 +276,10 @@ int cmd_attach(int argc, char **argv, struct rm_common *c)
 		hwloc_bitmap_free(cpus);
 		hwloc_bitmap_free(mems);
 		return RM_EXIT_SUCCESS;
+	}
+	if (a.oci_state && a.owner) {
+		a.pids = xmalloc(sizeof(*a.pids));
+		a.pids[a.npids++] = read_oci_state();
 	}
 	if (!a.npids) {
 		free(a.pids);

@@ -18,6 +18,7 @@
 #include "owner.h"
 #include "resctrl.h"
 #include "rm-devices.h"
+#include "cdi.h"
 #include "slurm.h"
 #include "topology.h"
 #include "xalloc.h"
@@ -25,12 +26,17 @@
 /* NFD's own namespace: always allowed by nfd-master, whatever denyLabelNs says */
 #define NFD_PREFIX "feature.node.kubernetes.io/rmtools-"
 
-enum { OPT_OUTPUT_FILE = 'o', OPT_VENDOR_DOMAIN = 0x500, OPT_TYPE, OPT_DRIVER, OPT_NODE_NAME };
+/* The seconds a runtime gives the hook of an owner's device before it fails the container. */
+#define CDI_HOOK_TIMEOUT 10
+
+enum { OPT_OUTPUT_FILE = 'o', OPT_VENDOR_DOMAIN = 0x500, OPT_TYPE, OPT_DRIVER, OPT_NODE_NAME,
+       OPT_CDI_VERSION };
 
 struct export_args {
 	const char *format;
 	const char *output;
 	const char *domain;
+	const char *cdi_max;    /* cdi: the highest cdiVersion to write */
 	const char *driver;     /* resourceslice */
 	const char *node_name;  /* resourceslice */
 	bool types[RM_DEV_NTYPES];
@@ -44,6 +50,9 @@ static const struct argp_option export_options[] = {
 	  "the device types (a comma list; cdi and gres: one type, default gpu)", 0 },
 	{ "vendor-domain", OPT_VENDOR_DOMAIN, "NAME", 0,
 	  "cdi: the vendor part of the kind, NAME/TYPE (default " RM_DEVICES_VENDOR_DEFAULT ")", 0 },
+	{ "cdi-version", OPT_CDI_VERSION, "VERSION", 0,
+	  "cdi: the highest cdiVersion the runtime loads (default " RM_CDI_VERSION_DEFAULT
+	  ", Debian 12's podman); a spec that needs more is an error", 0 },
 	{ "driver", OPT_DRIVER, "NAME", 0,
 	  "resourceslice: the DRA driver publishing the devices (a DNS name), and their "
 	  "attributes' domain", 0 },
@@ -97,6 +106,11 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 				   "characters such as gpu.example.com)", arg);
 		e->driver = arg;
 		break;
+	case OPT_CDI_VERSION:
+		if (rm_cdi_version_rank(arg) < 0)
+			argp_error(state, "unknown CDI version: '%s' (%s)", arg, rm_cdi_versions());
+		e->cdi_max = arg;
+		break;
 	case OPT_NODE_NAME:
 		if (!valid_node_name(arg))
 			argp_error(state, "invalid node name: '%s' (lower-case letters, digits, '-' "
@@ -121,8 +135,8 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!e->format)
 			argp_error(state, "missing FORMAT (cdi, gres, nfd, resourceslice, scontrol)");
-		if (e->domain && strcmp(e->format, "cdi"))
-			argp_error(state, "--vendor-domain is for cdi");
+		if ((e->domain || e->cdi_max) && strcmp(e->format, "cdi"))
+			argp_error(state, "--%s is for cdi", e->domain ? "vendor-domain" : "cdi-version");
 		if (e->driver && strcmp(e->format, "resourceslice"))
 			argp_error(state, "--driver is for resourceslice");
 		if (e->node_name && strcmp(e->format, "resourceslice") &&
@@ -173,28 +187,6 @@ static void json_nodes(FILE *f, const struct rm_devnode *const *nodes, size_t n,
 	fprintf(f, "\n%s]", indent);
 }
 
-/*
- * The lowest cdiVersion that has every feature the spec uses (SPEC.md's version ladder):
- * 0.5.0 for names starting with a digit, 0.6.0 for dots in the class, 0.7.0 for intelRdt,
- * 1.1.0 for netDevices. The rest written here (deviceNodes with a path, env) is 0.3.0. Runtimes
- * refuse a version they do not know, so the lowest one that fits reaches the most of them.
- */
-static const char *cdi_version(const char *cls, char *const *names, size_t n, bool rdt, bool net)
-{
-	const char *v = "0.3.0";
-
-	for (size_t i = 0; i < n; i++)
-		if (isdigit((unsigned char)names[i][0]))
-			v = "0.5.0";
-	if (strchr(cls, '.'))
-		v = "0.6.0";
-	if (rdt)
-		v = "0.7.0";
-	if (net)
-		v = "1.1.0";
-	return v;
-}
-
 struct export {
 	struct export_args *e;
 	struct rm_device **sel;
@@ -206,6 +198,7 @@ struct export {
 	const char *left_out; /* resourceslice: comment lines naming the allocated devices */
 	struct health *h;     /* the devices' health (nfd, gres, resourceslice, scontrol) */
 	size_t nh;
+	struct cdi_plan *cdi; /* cdi: what the spec holds */
 };
 
 /* The unhealthy conditions of D, or NULL when it is not unhealthy. */
@@ -259,12 +252,13 @@ static void json_netdevs(FILE *f, struct rm_device *const *devs, size_t ndevs, c
 /*
  * One device of the spec named NAME, with the containerEdits DEVS[0..N) need: their own nodes and
  * the shared ones not in the spec's COMMON, their network interfaces, variables naming each by
- * its name in NAMES (CDI sets variables by name, so two devices' would clash), and with RDT the
- * resctrl group the container joins.
+ * its name in NAMES (CDI sets variables by name, so two devices' would clash), with RDT the
+ * resctrl group the container joins, and with ATTACH a createRuntime hook that moves the
+ * container's process to that owner's CPUs and cgroup (rm-cpuset attach --oci-state).
  */
 static void json_cdi_device(FILE *f, const char *name, struct rm_device *const *devs,
 			    char *const *names, size_t n, const struct rm_devnode *const *common,
-			    size_t ncommon, const char *rdt)
+			    size_t ncommon, const char *rdt, const char *attach)
 {
 	const struct rm_devnode **own = NULL;
 	size_t nown = 0;
@@ -298,6 +292,13 @@ static void json_cdi_device(FILE *f, const char *name, struct rm_device *const *
 		json_string(f, rdt);
 		fputs("},\n        ", f);
 	}
+	if (attach) {
+		fputs("\"hooks\": [\n          {\"hookName\": \"createRuntime\", \"path\": \""
+		      RM_BINDIR "/rm-cpuset\",\n           \"args\": [\"rm-cpuset\", \"attach\", "
+		      "\"--oci-state\", ", f);
+		json_string(f, attach);
+		fprintf(f, "], \"timeout\": %d}\n        ],\n        ", CDI_HOOK_TIMEOUT);
+	}
 	fputs("\"env\": [", f);
 	for (size_t i = 0; i < n; i++) {
 		char *up = xstrdup(names[i]), *env;
@@ -321,12 +322,16 @@ static void json_cdi_device(FILE *f, const char *name, struct rm_device *const *
 	free(own);
 }
 
-/* An owner of devices of the spec: its name, its devices and their names, its resctrl group. */
+/*
+ * An owner of devices of the spec: its name, its devices and their names, its resctrl group,
+ * whether it holds CPUs in rm-cpuset's state (its device then has the hook that attaches).
+ */
 struct cdi_owner {
 	char *name, *rdt;
 	struct rm_device **devs;
 	char **names;
 	size_t n;
+	bool cpus;
 };
 
 static int owner_cmp(const void *a, const void *b)
@@ -370,6 +375,7 @@ static struct cdi_owner *cdi_owners(const struct export *x, char *const *names, 
 	for (size_t k = 0; k < n; k++) {
 		char *msg = NULL;
 		bool rdt;
+		int r;
 
 		for (size_t i = 0; i < x->n; i++)
 			if (!strcmp(names[i], own[k].name)) {
@@ -377,8 +383,9 @@ static struct cdi_owner *cdi_owners(const struct export *x, char *const *names, 
 					 own[k].name);
 				own[k].n = 0;
 			}
-		if (rm_owner_cpus(own[k].name, cpus, &rdt, &msg) < 0)
+		if ((r = rm_owner_cpus(own[k].name, cpus, &rdt, &msg)) < 0)
 			rm_errx(RM_EXIT_FAILURE, "%s", msg);
+		own[k].cpus = r > 0;
 		if (rdt)
 			own[k].rdt = xasprintf("%s%s", RM_RESCTRL_PREFIX, own[k].name);
 	}
@@ -388,86 +395,122 @@ static struct cdi_owner *cdi_owners(const struct export *x, char *const *names, 
 	return own;
 }
 
+/* What a CDI spec holds, worked out before anything is written. */
+struct cdi_plan {
+	char **names, **all;          /* the devices' names; theirs and the owners' */
+	struct cdi_owner *owners;
+	const struct rm_devnode **common;
+	size_t nowners, nall, ncommon;
+	const char *version;
+};
+
 /*
  * The spec's containerEdits hold the driver nodes every device of the spec needs (nvidiactl for
  * NVIDIA GPUs); a device's own containerEdits its nodes and the driver nodes only it and some
  * others need (/dev/kfd for an AMD GPU, /dev/vfio/vfio for a vfio-bound one), so that a device
  * requested alone gets no other driver's node. NICs and HCAs move their interfaces into the
  * container with netDevices. Each owner of devices of the spec is a device too, named by the
- * owner: all its devices, and the owner's resctrl group (rm-cpuset --l3-ways, --mem-bandwidth)
- * for the container to join, so that a container started for the owner gets what it holds.
+ * owner: all its devices, the owner's resctrl group (rm-cpuset --l3-ways, --mem-bandwidth)
+ * for the container to join, and the hook that puts the container on the owner's CPUs, so that
+ * a container started for the owner gets what it holds. The cdiVersion is the lowest that has
+ * every feature used; above MAX it is an error (exit 2): the runtime would refuse the spec.
  */
-static void write_cdi(FILE *f, const struct export *x)
+static struct cdi_plan *cdi_plan(const struct export *x, const char *max)
 {
+	struct cdi_plan *c = xcalloc(1, sizeof(*c));
 	const char *cls = rm_devices_type_name(x->type);
-	const struct rm_devnode **common = xcalloc(1, sizeof(*common));
-	char **names = xcalloc(x->n + 1, sizeof(*names)), **all;
-	struct cdi_owner *owners;
-	size_t ncommon = 0, nowners, nall;
-	bool net = false, rdt = false;
+	unsigned features = strchr(cls, '.') ? RM_CDI_CLASS_DOT : 0;
 
+	c->common = xcalloc(1, sizeof(*c->common));
+	c->names = xcalloc(x->n + 1, sizeof(*c->names));
 	for (size_t i = 0; i < x->n; i++) {
-		names[i] = rm_devices_name(x->sel[i]);
-		net |= x->sel[i]->netdevs && *x->sel[i]->netdevs;
+		c->names[i] = rm_devices_name(x->sel[i]);
+		if (x->sel[i]->netdevs && *x->sel[i]->netdevs)
+			features |= RM_CDI_NET_DEVICES;
 	}
-	owners = cdi_owners(x, names, &nowners);
-	all = xcalloc(x->n + nowners + 1, sizeof(*all));
-	memcpy(all, names, x->n * sizeof(*all));
-	nall = x->n;
-	for (size_t k = 0; k < nowners; k++)
-		if (owners[k].n) {
-			all[nall++] = owners[k].name;
-			rdt |= owners[k].rdt != NULL;
+	c->owners = cdi_owners(x, c->names, &c->nowners);
+	c->all = xcalloc(x->n + c->nowners + 1, sizeof(*c->all));
+	memcpy(c->all, c->names, x->n * sizeof(*c->all));
+	c->nall = x->n;
+	for (size_t k = 0; k < c->nowners; k++)
+		if (c->owners[k].n) {
+			c->all[c->nall++] = c->owners[k].name;
+			if (c->owners[k].rdt)
+				features |= RM_CDI_INTEL_RDT;
 		}
+	for (size_t i = 0; i < c->nall; i++)
+		if (isdigit((unsigned char)c->all[i][0]))
+			features |= RM_CDI_DIGIT_NAME;
+	c->version = rm_cdi_version(features);
+	if (rm_cdi_version_rank(c->version) > rm_cdi_version_rank(max))
+		rm_usage_errx("the spec needs cdiVersion %s (%s), above %s: give --cdi-version %s "
+			      "if the runtime loads it", c->version,
+			      features & RM_CDI_NET_DEVICES ? "netDevices of network devices" :
+			      features & RM_CDI_INTEL_RDT ? "intelRdt: an owner's resctrl group" :
+			      "a dot in the class", max, c->version);
 	/* the first device's shared nodes that every device needs */
 	for (size_t k = 0; x->n && k < x->sel[0]->nshared; k++) {
-		const struct rm_devnode *s = &x->sel[0]->shared[k];
+		const struct rm_devnode *sh = &x->sel[0]->shared[k];
 		bool every = true;
 
 		for (size_t i = 1; i < x->n && every; i++)
-			every = needs_shared(x->sel[i], s->path);
+			every = needs_shared(x->sel[i], sh->path);
 		if (!every)
 			continue;
-		common = xrealloc(common, (ncommon + 1) * sizeof(*common));
-		common[ncommon++] = s;
+		c->common = xrealloc(c->common, (c->ncommon + 1) * sizeof(*c->common));
+		c->common[c->ncommon++] = sh;
 	}
-	fprintf(f, "{\n  \"cdiVersion\": \"%s\",\n  \"kind\": ",
-		cdi_version(cls, all, nall, rdt, net));
-	{
-		char *kind = xasprintf("%s/%s", x->e->domain ? x->e->domain : RM_DEVICES_VENDOR_DEFAULT,
-				       cls);
-		json_string(f, kind);
-		free(kind);
+	return c;
+}
+
+static void cdi_plan_free(struct cdi_plan *c, size_t ndevs)
+{
+	if (!c)
+		return;
+	for (size_t k = 0; k < c->nowners; k++) {
+		free(c->owners[k].name);
+		free(c->owners[k].rdt);
+		free(c->owners[k].devs);
+		free(c->owners[k].names);
 	}
-	if (ncommon) {
+	for (size_t i = 0; i < ndevs; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->all);
+	free(c->owners);
+	free(c->common);
+	free(c);
+}
+
+static void write_cdi(FILE *f, const struct export *x)
+{
+	const struct cdi_plan *c = x->cdi;
+	char *kind = xasprintf("%s/%s", x->e->domain ? x->e->domain : RM_DEVICES_VENDOR_DEFAULT,
+			       rm_devices_type_name(x->type));
+
+	fprintf(f, "{\n  \"cdiVersion\": \"%s\",\n  \"kind\": ", c->version);
+	json_string(f, kind);
+	free(kind);
+	if (c->ncommon) {
 		fputs(",\n  \"containerEdits\": {\n    ", f);
-		json_nodes(f, common, ncommon, "    ");
+		json_nodes(f, c->common, c->ncommon, "    ");
 		fputs("\n  }", f);
 	}
 	fputs(",\n  \"devices\": [", f);
 	for (size_t i = 0; i < x->n; i++) {
 		if (i)
 			putc(',', f);
-		json_cdi_device(f, names[i], &x->sel[i], &names[i], 1, common, ncommon, NULL);
+		json_cdi_device(f, c->names[i], &x->sel[i], &c->names[i], 1, c->common, c->ncommon,
+				NULL, NULL);
 	}
-	for (size_t k = 0; k < nowners; k++) {
-		if (owners[k].n) {
+	for (size_t k = 0; k < c->nowners; k++)
+		if (c->owners[k].n) {
 			putc(',', f);
-			json_cdi_device(f, owners[k].name, owners[k].devs, owners[k].names,
-					owners[k].n, common, ncommon, owners[k].rdt);
+			json_cdi_device(f, c->owners[k].name, c->owners[k].devs, c->owners[k].names,
+					c->owners[k].n, c->common, c->ncommon, c->owners[k].rdt,
+					c->owners[k].cpus ? c->owners[k].name : NULL);
 		}
-		free(owners[k].name);
-		free(owners[k].rdt);
-		free(owners[k].devs);
-		free(owners[k].names);
-	}
 	fputs("\n  ]\n}\n", f);
-	for (size_t i = 0; i < x->n; i++)
-		free(names[i]);
-	free(names);
-	free(all);
-	free(owners);
-	free(common);
 }
 
 /* Slurm's Type: the model in brackets of the pci.ids name, lower case, "_" for blanks. */
@@ -706,7 +749,7 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 		NULL, NULL, NULL
 	};
 	struct export_args e = { 0 };
-	struct export x = { &e, NULL, 0, NULL, RM_DEV_GPU, NULL, NULL, NULL, NULL, 0 };
+	struct export x = { &e, NULL, 0, NULL, RM_DEV_GPU, NULL, NULL, NULL, NULL, 0, NULL };
 	struct rm_devices devs;
 	char *msg = NULL, *node = NULL, *left_out = NULL;
 
@@ -755,8 +798,11 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 		rm_topo_free(x.t);
 		devices_fail(RM_DEVICES_ENOSPC, msg);
 	}
+	if (!strcmp(e.format, "cdi"))
+		x.cdi = cdi_plan(&x, e.cdi_max ? e.cdi_max : RM_CDI_VERSION_DEFAULT);
 	if (e.output) {
 		if (write_atomically(e.output, &x, &msg) < 0) {
+			cdi_plan_free(x.cdi, x.n);
 			free(x.sel);
 			free(node);
 			free(left_out);
@@ -768,6 +814,7 @@ int cmd_export(int argc, char **argv, struct rm_common *c)
 	} else {
 		write_format(stdout, &x);
 	}
+	cdi_plan_free(x.cdi, x.n);
 	free(x.sel);
 	free(node);
 	free(left_out);

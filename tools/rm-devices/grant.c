@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup.h"
+#include "devcg.h"
 #include "exitcodes.h"
 #include "kernfs.h"
 #include "rm-devices.h"
@@ -138,7 +140,7 @@ static char *rule(const struct grant *g, const char *access)
 	return xasprintf("%c %d:%d %s\n", g->kind, g->major, g->minor, access);
 }
 
-/* The devices cgroup PID is in now ("/" when unknown), to move it back on failure. */
+/* The devices (or v2) cgroup PID is in now ("/" when unknown), to move it back on failure. */
 static char *devices_cgroup_of(pid_t pid)
 {
 	char *path = xasprintf("/proc/%d/cgroup", (int)pid), line[4096], *out = NULL;
@@ -146,11 +148,17 @@ static char *devices_cgroup_of(pid_t pid)
 
 	free(path);
 	while (f && !out && fgets(line, sizeof(line), f)) {
+		/* v1's devices line, or v2's "0::" */
 		char *p = strstr(line, ":devices:");
+		size_t skip = 9;
 
+		if (!p && !strncmp(line, "0::", 3)) {
+			p = line;
+			skip = 3;
+		}
 		if (p) {
 			p[strcspn(p, "\n")] = '\0';
-			out = xstrdup(p + 9);
+			out = xstrdup(p + skip);
 		}
 	}
 	if (f)
@@ -162,9 +170,10 @@ static char *devices_cgroup_of(pid_t pid)
  * Make DIR (and its rmtools parent), deny all first with --deny-others, allow each grant, move
  * the processes in. On a failure undo what was done and return -1 with *ERRMSG.
  */
-static int apply(const char *dir, const struct grant_args *a, const struct grant *g, size_t n,
-		 char **errmsg)
+static int apply(const char *dir, bool v2, const struct grant_args *a, const struct grant *g,
+		 size_t n, char **errmsg)
 {
+	bool replaced = false;
 	char *parent = xstrdup(dir), *mount, **was = xcalloc((size_t)a->npids + 1, sizeof(char *));
 	bool made_parent = false, made_dir = false;
 	size_t allowed = 0;
@@ -188,9 +197,26 @@ static int apply(const char *dir, const struct grant_args *a, const struct grant
 				    errno == EACCES || errno == EPERM ? "; granting needs root" : "");
 		goto undo;
 	}
-	if (a->deny_others && write_rule(dir, "devices.deny", "a\n", errmsg) < 0)
+	if (v2) {
+		/* cgroup v2: one allow-list program in place of the rules (always deny-others) */
+		struct rm_devcg_rule *r = xcalloc(n + 1, sizeof(*r));
+		int fd = rm_kernfs_open(dir, O_RDONLY | O_DIRECTORY, RM_KERNFS_NOFOLLOW);
+
+		for (size_t i = 0; i < n; i++)
+			r[i] = (struct rm_devcg_rule){ g[i].kind, g[i].major, g[i].minor };
+		if (fd < 0)
+			*errmsg = xasprintf("cannot open %s: %s", dir, strerror(errno));
+		replaced = fd >= 0 && rm_devcg_replace(fd, r, n, NULL, errmsg) == 0;
+		if (fd >= 0)
+			close(fd);
+		free(r);
+		if (!replaced)
+			goto undo;
+		allowed = n;
+	}
+	if (!v2 && a->deny_others && write_rule(dir, "devices.deny", "a\n", errmsg) < 0)
 		goto undo;
-	for (allowed = 0; allowed < n; allowed++) {
+	for (allowed = v2 ? n : 0; allowed < n; allowed++) {
 		line = rule(&g[allowed], "rwm");
 		if (write_rule(dir, "devices.allow", line, errmsg) < 0) {
 			free(line);
@@ -220,7 +246,15 @@ undo:
 	}
 	if (made_dir) {
 		rm_kernfs_rmdir(dir);
-	} else {
+	} else if (replaced) {
+		/* the earlier program is detached already: the new one stays, and the message says so */
+		char *m = xasprintf("%s; the processes were moved back, but the owner's cgroup %s keeps "
+				    "the new device program", *errmsg, dir);
+
+		free(*errmsg);
+		*errmsg = m;
+		goto out;
+	} else if (!v2) {
 		char *m = NULL;
 
 		while (allowed-- > 0) {
@@ -254,9 +288,9 @@ int cmd_grant(int argc, char **argv, struct rm_common *c)
 		grant_options, grant_parse, "OWNER",
 		"Let the owner's cgroup use the device nodes of its devices: with the cgroup v1 "
 		"devices controller, write them to devices.allow of the owner's cgroup "
-		"(devices/rmtools/OWNER). Cgroup v2 has no such files (device access is a BPF program "
-		"that systemd or the container runtime attaches): print DeviceAllow= lines instead "
-		"and exit 1. Prints one record per node granted.",
+		"(devices/rmtools/OWNER); with cgroup v2, attach to rmtools.slice/OWNER a BPF device "
+		"program that allows those and the basic nodes only (as --deny-others), replacing "
+		"the one an earlier grant attached. Prints one record per node granted.",
 		NULL, NULL, NULL
 	};
 	struct grant_args a = { 0 };
@@ -267,7 +301,6 @@ int cmd_grant(int argc, char **argv, struct rm_common *c)
 	struct rm_out *out = NULL;
 	char *dir = NULL, *msg = NULL;
 	bool v2 = false;
-	int status = RM_EXIT_SUCCESS;
 
 	rm_parse_command(&argp, argc, argv, c, &a, 0);
 	if (c->out.list_columns) {
@@ -292,9 +325,14 @@ int cmd_grant(int argc, char **argv, struct rm_common *c)
 		if (!dir && !v2)
 			rm_errx(RM_EXIT_FAILURE, "no cgroup v1 devices controller (devices/) and no "
 			     "cgroup v2 hierarchy under the cgroup root: '%s'", cgroup_root());
+		if (!dir) {
+			char *m = rm_cgroup_unified(cgroup_root());
+
+			dir = rm_cgroup_owner_path(RM_CGROUP_V2, m, a.owner);
+			free(m);
+		}
 		/* records: -o is checked before anything changes */
-		if (dir)
-			out = rm_out_new(&c->out, "grants", grant_cols, ARRAY_SIZE(grant_cols), NULL,
+		out = rm_out_new(&c->out, "grants", grant_cols, ARRAY_SIZE(grant_cols), NULL,
 					 true);
 	}
 	dstate_open(&st, false);
@@ -349,21 +387,13 @@ int cmd_grant(int argc, char **argv, struct rm_common *c)
 		free(dir);
 		devices_fail(RM_CPUALLOC_EINTERNAL, msg);
 	}
-	if (a.deny_others)
+	if (a.deny_others || v2)
 		for (size_t i = 0; i < ARRAY_SIZE(basic); i++)
 			if (!have_path(g, n, basic[i].path))
 				g[n++] = (struct grant){ xstrdup(basic[i].path), NULL, 'c',
 							 basic[i].major, basic[i].minor };
 
-	if (!dir) {
-		if (!a.systemd) {
-			rm_warnx("cgroup v2 has no devices files: device access is a BPF program "
-			      "(BPF_PROG_TYPE_CGROUP_DEVICE) attached to the cgroup, left to the "
-			      "container runtime or to systemd; nothing was changed; for the owner's "
-			      "systemd unit or scope, with DevicePolicy=closed, the DeviceAllow= lines "
-			      "on standard output: '%s'", a.owner);
-			status = RM_EXIT_FAILURE;
-		}
+	if (a.systemd) {
 		for (size_t i = 0; i < n; i++)
 			if (!strchr(g[i].path, '*'))
 				printf("DeviceAllow=%s rwm\n", g[i].path);
@@ -372,9 +402,9 @@ int cmd_grant(int argc, char **argv, struct rm_common *c)
 		free_grants(g, n);
 		rm_devices_free(&devs);
 		free(a.pids);
-		return status;
+		return RM_EXIT_SUCCESS;
 	}
-	if (!a.dry_run && apply(dir, &a, g, n, &msg) < 0) {
+	if (!a.dry_run && apply(dir, v2, &a, g, n, &msg) < 0) {
 		free(dir);
 		free_grants(g, n);
 		rm_devices_free(&devs);

@@ -3,6 +3,14 @@
 # Boot 2 of the system shape: the node, rebooted on its disk, comes back from its units alone.
 load helper
 
+# slurmd's stop waits on its steps' scope for up to 90 s at shutdown: stopped here, 20 s at
+# most, and the containers a failed check left
+teardown_file() {
+	timeout 20 systemctl stop slurmd slurmctld 2>/dev/null ||
+		systemctl kill --signal=KILL slurmd slurmctld 2>/dev/null || :
+	timeout -k 5 30 podman rm -a -f -t 0 >/dev/null 2>&1 || :
+}
+
 @test "cloud-init finished without errors" {
 	run cloud-init status --long
 	assert_success
@@ -72,4 +80,97 @@ load helper
 	cp /tmp/cpuset.conf.orig /etc/rmtools/cpuset.conf
 	run -0 rm-cpuset apply
 	assert_line --regexp 'name=db cpus=2-3 action=reallocate$'
+}
+
+@test "GPUs: virtio-gpus with their DRM nodes and NUMA nodes; alloc gives db the node-0 one; grant confines db's cgroup (BPF)" {
+	local mine others
+	run -0 rm-devices list --type gpu -o numa,dev_nodes -r
+	assert_equal "${#lines[@]}" 3
+	assert_line --regexp '^0 /dev/dri/card[0-9]+,/dev/dri/renderD1[0-9][0-9]$'
+	assert_line --regexp '^1 /dev/dri/card[0-9]+,/dev/dri/renderD1[0-9][0-9]$'
+	assert_line --regexp '^- /dev/dri/card[0-9]+,/dev/dri/renderD1[0-9][0-9]$'
+	mine=$(gpu_nodes 0) others=$(gpu_nodes 1),$(gpu_nodes -)
+	run -0 rm-devices alloc --type gpu --count 1 --owner db -o numa,dev_nodes -r
+	assert_output "0 $mine"
+	run -0 rm-devices grant db -o devnode,cgroup -r
+	assert_line "${mine%%,*} $SLICE/db"
+	assert_line "/dev/null $SLICE/db"
+	# in db's cgroup its GPU's nodes open and the others' do not; outside it they all do
+	# (true, not the special built-in ":", whose redirection error ends sh)
+	run rm-cpuset run --owner db -- sh -c "for n in ${mine//,/ }; do true <>\$n || exit 1; done
+		for n in ${others//,/ }; do ! true 2>/dev/null <>\$n || exit 2; done"
+	assert_success
+	run -0 sh -c ": <>${others%%,*}"
+}
+
+@test "podman: the CDI spec loads; gpu=N gives that GPU's nodes, an owner's name its GPUs, CPUs and cgroup (hook); released while running: the shared pool" {
+	local name nodes cid pid
+	mkdir -p /etc/cdi
+	run -0 rm-devices export cdi -o /etc/cdi/rmtools-gpu.json
+	run -0 grep -F '"cdiVersion": "0.3.0"' /etc/cdi/rmtools-gpu.json
+	podman_image
+	# each GPU by its name: exactly its nodes
+	while read -r name nodes; do
+		run -0 podman_dri "$name"
+		assert_output "$nodes"
+	done < <(rm-devices list --type gpu -o name,dev_nodes -r)
+	# db's device: db's GPU, and the hook puts the container on db's CPUs and in its cgroup
+	run -0 timeout -k 5 60 podman run -d --network none --device rmtools.io/gpu=db localhost/rmlab \
+		sh -c 'set -- /dev/dri/*; IFS=,; echo "$*"; exec sleep 120'
+	cid=$output
+	pid=$(podman inspect -f '{{.State.Pid}}' "$cid")
+	run -0 podman logs "$cid"
+	assert_output "$(gpu_nodes 0)"
+	run -0 cat "/proc/$pid/cgroup"
+	assert_output "0::/rmtools.slice/db"
+	run -0 grep Cpus_allowed_list "/proc/$pid/status"
+	assert_output $'Cpus_allowed_list:\t2-3'
+	# db released while it runs: the container goes on in the shared pool's cgroup, with the
+	# affinity attach gave it (the kernel keeps it: 2-3 are the shared pool's now); a new one fails
+	run -0 rm-cpuset release db
+	run -0 cat "/proc/$pid/cgroup"
+	assert_output "0::/rmtools.slice/shared"
+	run -0 grep Cpus_allowed_list "/proc/$pid/status"
+	assert_output $'Cpus_allowed_list:\t2-3'
+	run -0 podman inspect -f '{{.State.Running}}' "$cid"
+	assert_output true
+	run ! timeout -k 5 60 podman run --rm --network none --device rmtools.io/gpu=db localhost/rmlab true
+	timeout -k 5 30 podman rm -f -t 0 "$cid" >/dev/null
+	# db back from cpuset.conf for the checks after this one
+	run -0 rm-cpuset apply
+	run -0 cat "$SLICE/db/cpuset.cpus"
+	assert_output 2-3
+}
+
+@test "Slurm: jobs run off the reserved and the owners' CPUs and GPUs, with MemSpecLimit; a new owner after a re-export too" {
+	local free real
+	slurm_configure
+	timeout -k 2 10 sinfo -N -o '%N %t %c %m %G' | sed 's/^/# /' >&3
+	# gres.conf: the two GPUs db does not hold
+	run -0 grep -c '^Name=gpu ' /etc/slurm/gres.conf
+	assert_output 2
+	run grep -F "File=$(gpu_nodes 0 | cut -d, -f1)" /etc/slurm/gres.conf
+	assert_failure
+	# every CPU a job may have: 6-7 (0-1 reserved, db 2-3, dataplane 4-5)
+	run -0 timeout -k 5 30 srun -c 2 grep Cpus_allowed_list /proc/self/status
+	assert_output $'Cpus_allowed_list:\t6-7'
+	run ! timeout -k 5 30 srun -c 3 --immediate=5 true
+	# MemSpecLimit: 256 MiB of RealMemory withheld from jobs
+	real=$(timeout -k 2 10 scontrol show node -o | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
+	run -0 timeout -k 2 10 scontrol show node -o
+	assert_output --partial 'MemSpecLimit=256'
+	run ! timeout -k 5 30 srun --mem="$real" --immediate=5 true
+	run -0 timeout -k 5 30 srun --mem=$((real - 256)) true
+	echo '# slurm: CPU and memory checks done' >&3
+	# --gres=gpu:1: one of gres.conf's GPUs opens, the other does not
+	run -0 timeout -k 5 30 srun --gres=gpu:1 sh -c 'ok=0; for f in $(sed -n "s/.* File=\([^ ]*\).*/\1/p" /etc/slurm/gres.conf); do true 2>/dev/null <>$f && ok=$((ok + 1)); done; echo $ok'
+	assert_output 1
+	# a new owner: dataplane's CPUs go to web; after the re-export new jobs stay off web's
+	run -0 rm-cpuset release dataplane
+	run -0 rm-cpuset alloc --owner web --count 2 --full-pcpus-only --numa-node 1 -o cpus -r
+	free=$(sed 's/^4-5$/6-7/; t; s/.*/4-5/' <<<"$output")
+	slurm_configure
+	run -0 timeout -k 5 30 srun -c 2 grep Cpus_allowed_list /proc/self/status
+	assert_output $'Cpus_allowed_list:\t'"$free"
+	run ! timeout -k 5 30 srun -c 3 --immediate=5 true
 }

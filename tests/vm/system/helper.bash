@@ -80,3 +80,61 @@ check_units() {
 	run systemctl --failed --plain --no-legend
 	refute_output --partial rmtools
 }
+
+# ---- GPUs and Slurm (boot2.bats) ----
+
+# gpu_nodes NUMA: the device nodes of the GPU on NUMA node NUMA ("-": none), comma-separated
+gpu_nodes() {
+	rm-devices list --type gpu -o numa,dev_nodes -r | awk -v n="$1" '$1 == n { print $2 }'
+}
+
+# slurm_configure: slurm.conf, cgroup.conf and gres.conf of a one-node cluster from
+# rm-cpuset export slurm --cgroup-conf and rm-devices export gres, by README.md's Slurm section
+# as printed (slurm-node.sh); then the node idle (30 s at most).
+slurm_configure() {
+	local host i end
+	host=$(hostname -s)
+	echo "# slurm: configuring" >&3
+	if ! timeout -k 5 120 bash -e /lab/system/slurm-node.sh; then
+		echo "# slurm: slurm-node.sh failed" >&3
+		timeout 10 systemctl status --no-pager -n 0 munge slurmctld slurmd 2>&1 | sed 's/^/# /' >&3
+		journalctl -b -u slurmd -u slurmctld -u munge --no-pager -n 30 | sed 's/^/# /' >&3
+		return 1
+	fi
+	# 30 s in all, however long each sinfo takes
+	for ((i = 0, end = SECONDS + 30; SECONDS < end; i++)); do
+		case $(timeout -k 1 5 sinfo -h -N -o %t 2>/dev/null) in idle) echo "# slurm: idle" >&3; return 0 ;; esac
+		if [ "$i" = 20 ]; then timeout -k 1 5 scontrol update nodename="$host" state=resume 2>/dev/null || :; fi
+		sleep 0.5
+	done
+	echo "# slurm: the node is not idle after 30 s" >&3
+	timeout -k 2 10 sinfo -N -l >&3; timeout -k 2 10 scontrol show node >&3
+	journalctl -b -u slurmd -u slurmctld --no-pager -n 20 | sed 's/^/# /' >&3
+	return 1
+}
+
+# ---- podman with rm-devices export cdi (boot2.bats) ----
+
+# podman_image: the local image rmlab (no registry): the guest's dash, cat and sleep with their
+# libraries, through podman import
+podman_image() {
+	local root=/tmp/rmlab-image f lib
+	podman image exists localhost/rmlab && return 0
+	rm -rf "$root" && mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" || return 1
+	for f in /bin/dash /bin/cat /bin/sleep; do
+		cp "$f" "$root/bin/" || return 1
+		for lib in $(ldd "$f" | grep -o '/[^ ]*'); do
+			mkdir -p "$root${lib%/*}" && cp -L "$lib" "$root$lib" || return 1
+		done
+	done
+	ln -s dash "$root/bin/sh"
+	tar -C "$root" -c . | timeout -k 5 60 podman import - localhost/rmlab >/dev/null
+	rm -rf "$root"
+}
+
+# podman_dri DEVICE: the /dev/dri nodes a container started with --device rmtools.io/gpu=DEVICE
+# sees, comma-separated
+podman_dri() {
+	timeout -k 5 60 podman run --rm --network none --device "rmtools.io/gpu=$1" localhost/rmlab \
+		sh -c 'set -- /dev/dri/*; IFS=,; echo "$*"'
+}
