@@ -270,6 +270,15 @@ follows() {
 	assert_equal "$(cat $CG/rs/cpuset.cpus.partition)" isolated
 	# to the shared pool and back, the process still in its cgroup
 	run rm-cpuset resize --owner rs --shared
+	if root_partitions && [ "$status" -eq 1 ]; then
+		# before 6.7 the kernel refuses to empty the populated root partition's CPUs
+		# (ENOSPC): a clean failure, the owner as it was (rm-cpuset(1), resize)
+		[[ $output == *"No space left on device; nothing was changed"* ]] || fail "$output"
+		follows rs "$pid" "$c1"
+		assert_equal "$(cat $CG/rs/cpuset.cpus.partition)" isolated
+		kill "$pid"
+		return
+	fi
 	[ "$status" -eq 0 ] || fail "resize --shared: exit $status: $output"
 	# the process on the shared pool's CPUs, less those isolcpus= keeps from the scheduler
 	shared=$(cat $CG/shared/cpuset.cpus.effective)
