@@ -6,7 +6,7 @@
 load ../test_helper
 load fixtures
 
-SCHEMA=$RM_SRCDIR/../shared/reference/schemas/k8s/resource.k8s.io_v1_ResourceSlice.json
+SCHEMA=${RM_SCHEMAS:-$RM_SRCDIR/../shared/reference/schemas}/k8s/resource.k8s.io_v1_ResourceSlice.json
 
 setup_file() {
 	GPU="$BATS_FILE_TMPDIR/gpu"

@@ -245,20 +245,22 @@ static void grow(struct pool *p, size_t index, unsigned count, hwloc_bitmap_t cp
 static void shrink(struct pool *p, const struct rm_record *rec, unsigned count, bool below,
 		   hwloc_bitmap_t cpus, hwloc_bitmap_t initial)
 {
-	hwloc_bitmap_t from = hwloc_bitmap_alloc(), keep = hwloc_bitmap_alloc();
-	struct alloc_req g = { 0 };
 	unsigned ninit = (unsigned)hwloc_bitmap_weight(initial);
-	char *msg = NULL, *words = owner_placement(p, rec, &g);
-	int rc;
 
 	if (count < ninit && !below) {
 		char *list = rm_cpulist_format(initial);
 
 		rm_warnx("owner '%s' was first given CPUs %s: a shrink to %u gives some of them up "
 			 "(--below-initial allows it)", rm_record_get(rec, "owner"), list, count);
+		free(list);
 		pool_close(p);
 		exit(RM_EXIT_USAGE);
 	}
+
+	hwloc_bitmap_t from = hwloc_bitmap_alloc(), keep = hwloc_bitmap_alloc();
+	struct alloc_req g = { 0 };
+	char *msg = NULL, *words = owner_placement(p, rec, &g);
+	int rc;
 	if (count >= ninit) {
 		hwloc_bitmap_andnot(from, cpus, initial);
 		rc = rm_cpualloc_take(p->ct, from, count - ninit, &g.opts, keep, &msg);
