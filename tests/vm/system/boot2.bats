@@ -141,36 +141,3 @@ teardown_file() {
 	run -0 cat "$SLICE/db/cpuset.cpus"
 	assert_output 2-3
 }
-
-@test "Slurm: jobs run off the reserved and the owners' CPUs and GPUs, with MemSpecLimit; a new owner after a re-export too" {
-	local free real
-	slurm_configure
-	timeout -k 2 10 sinfo -N -o '%N %t %c %m %G' | sed 's/^/# /' >&3
-	# gres.conf: the two GPUs db does not hold
-	run -0 grep -c '^Name=gpu ' /etc/slurm/gres.conf
-	assert_output 2
-	run grep -F "File=$(gpu_nodes 0 | cut -d, -f1)" /etc/slurm/gres.conf
-	assert_failure
-	# every CPU a job may have: 6-7 (0-1 reserved, db 2-3, dataplane 4-5)
-	run -0 timeout -k 5 30 srun -c 2 grep Cpus_allowed_list /proc/self/status
-	assert_output $'Cpus_allowed_list:\t6-7'
-	run ! timeout -k 5 30 srun -c 3 --immediate=5 true
-	# MemSpecLimit: 256 MiB of RealMemory withheld from jobs
-	real=$(timeout -k 2 10 scontrol show node -o | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
-	run -0 timeout -k 2 10 scontrol show node -o
-	assert_output --partial 'MemSpecLimit=256'
-	run ! timeout -k 5 30 srun --mem="$real" --immediate=5 true
-	run -0 timeout -k 5 30 srun --mem=$((real - 256)) true
-	echo '# slurm: CPU and memory checks done' >&3
-	# --gres=gpu:1: one of gres.conf's GPUs opens, the other does not
-	run -0 timeout -k 5 30 srun --gres=gpu:1 sh -c 'ok=0; for f in $(sed -n "s/.* File=\([^ ]*\).*/\1/p" /etc/slurm/gres.conf); do true 2>/dev/null <>$f && ok=$((ok + 1)); done; echo $ok'
-	assert_output 1
-	# a new owner: dataplane's CPUs go to web; after the re-export new jobs stay off web's
-	run -0 rm-cpuset release dataplane
-	run -0 rm-cpuset alloc --owner web --count 2 --full-pcpus-only --numa-node 1 -o cpus -r
-	free=$(sed 's/^4-5$/6-7/; t; s/.*/4-5/' <<<"$output")
-	slurm_configure
-	run -0 timeout -k 5 30 srun -c 2 grep Cpus_allowed_list /proc/self/status
-	assert_output $'Cpus_allowed_list:\t'"$free"
-	run ! timeout -k 5 30 srun -c 3 --immediate=5 true
-}
