@@ -262,6 +262,21 @@ seq_list() {
 	assert_line feature.node.kubernetes.io/rmtools-nic.count=10
 }
 
+@test "export gres: an owner's GPUs are left out, and named in a comment" {
+	local n
+	n=$(gpu export gres | grep -c '^Name=gpu ')
+	run -0 gpu alloc --type gpu --count 2 --owner gres-train -o device -r
+	local taken=("${lines[@]}")
+	run -0 gpu export gres
+	assert_equal "$(grep -c '^Name=gpu ' <<<"$output")" $((n - 2))
+	assert_equal "$(grep '^# left out' <<<"$output")" \
+		"$(printf '# left out: %s, allocated to owner gres-train\n' "${taken[@]}")"
+	for a in "${taken[@]}"; do
+		file=$(gpu list --type gpu -o device,dev_nodes -r | awk -v a="$a" '$1 == a { split($2, f, ","); print f[1] }')
+		refute_line --partial "File=$file "
+	done
+}
+
 @test "export nfd and gres: --output replaces the file atomically" {
 	local dir=$BATS_TEST_TMPDIR/features.d
 	mkdir "$dir"
