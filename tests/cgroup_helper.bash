@@ -49,6 +49,16 @@ start_fake() {
 	mount_fake fake-cgroupfs.py "$@"
 }
 
+# start_v2 [fake-cgroupfs.py options]: a fake cgroup v2 root of 16 CPUs and 2 nodes at $R, the
+# tools' cgroup root ($RM_CGROUP_ROOT), with rmtools' parent at $P.
+start_v2() {
+	require_fuse
+	R=$BATS_TEST_TMPDIR/cg
+	start_fake "$R" --cpus 0-15 --mems 0-1 "$@"
+	export RM_CGROUP_ROOT=$R
+	P=$R/rmtools.slice
+}
+
 # ---- processes ----
 
 SLEEPS=()

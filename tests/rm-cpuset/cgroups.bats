@@ -111,13 +111,6 @@ require_v1() {
 
 T16="package:2 numa:1 core:4 pu:2"
 
-start_v2() {
-	require_fuse
-	R=$BATS_TEST_TMPDIR/cg
-	start_fake "$R" --cpus 0-15 --mems 0-1 "$@"
-	export RM_CGROUP_ROOT=$R
-	P=$R/rmtools.slice
-}
 
 @test "v2 (fake): alloc makes rmtools.slice with cpuset enabled, the owner's and the shared cgroups" {
 	start_v2

@@ -16,13 +16,6 @@ teardown() {
 	fakes_cleanup
 }
 
-start_v2() {
-	require_fuse
-	R=$BATS_TEST_TMPDIR/cg
-	start_fake "$R" --cpus 0-15 --mems 0-1
-	export RM_CGROUP_ROOT=$R
-	P=$R/rmtools.slice
-}
 
 apply() {
 	rm-cpuset --topology "$T16" apply "$@"

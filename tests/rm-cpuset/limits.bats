@@ -27,13 +27,6 @@ teardown() {
 	v1_cpuset_cleanup
 }
 
-start_v2() {
-	require_fuse
-	R=$BATS_TEST_TMPDIR/cg
-	start_fake "$R" --cpus 0-15 --mems 0-1 "$@"
-	export RM_CGROUP_ROOT=$R
-	P=$R/rmtools.slice
-}
 
 cs() {
 	rm-cpuset --topology "$T16" "$@"
