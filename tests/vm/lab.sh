@@ -40,7 +40,7 @@ TOOLS="rm-topo rm-cpuset rm-hugepages rm-devices rm-class rm-bench rm-storage rm
 SHAPES=(
 	"numa-6.12 6.12 numa4 v2 psi=1 topology,cpuset,hotplug,hugepages,devices,bench,quiet,storage,qos"
 	"numa-6.1 6.1 numa4 v2 - topology,cpuset,hotplug,hugepages,quiet"
-	"v1-6.1 6.1 numa4 v1 - cpuset-v1,hugepages-v1,quiet"
+	"v1-6.1 6.1 numa4 v1 - cpuset-v1,hugepages-v1,devices-v1,quiet"
 	"isolcpus-6.12 6.12 numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus,quiet"
 	"rt-6.12 6.12-rt numa4 v2 isolcpus=domain,managed_irq,6-7,nohz_full=6-7 isolcpus,cpuset,quiet"
 	"system-6.12 6.12 system v2 - system/bootN"
