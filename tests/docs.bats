@@ -1364,7 +1364,9 @@ assert d["packages"] == ["rmtools"]
 assert [f["path"] for f in d["write_files"]] == ["/etc/rmtools/hugepages.conf", "/etc/rmtools/cpuset.conf", "/etc/rmtools/storage.conf"]' "$yaml"
 }
 
-@test "README: the Slurm section prints tests/vm/system/slurm-node.sh, which the lab runs, whole and in one piece" {
+# readme_prints SCRIPT: README.md holds SCRIPT (tests/vm/system/), less its header comment, as
+# one indented block, and the lab's helper runs it with bash -e
+readme_prints() {
 	run -0 python3 -c '
 import sys
 readme, script = open(sys.argv[1]).read(), open(sys.argv[2]).read()
@@ -1373,8 +1375,16 @@ while lines and lines[0].startswith("#"):
     lines.pop(0)  # the header comment
 body = "".join(lines)
 block = "".join(("    " + l if l.strip() else "") + "\n" for l in body.rstrip("\n").split("\n"))
-sys.exit(0 if block in readme else 1)' "$RM_SRCDIR/README.md" "$RM_SRCDIR/tests/vm/system/slurm-node.sh"
-	run -0 grep -F 'bash -e /lab/system/slurm-node.sh' "$RM_SRCDIR/tests/vm/system/helper.bash"
+sys.exit(0 if block in readme else 1)' "$RM_SRCDIR/README.md" "$RM_SRCDIR/tests/vm/system/$1"
+	run -0 grep -F "bash -e /lab/system/$1" "$RM_SRCDIR/tests/vm/system/helper.bash"
+}
+
+@test "README: the Slurm section prints tests/vm/system/slurm-node.sh, which the lab runs, whole and in one piece" {
+	readme_prints slurm-node.sh
+}
+
+@test "README: the container section prints tests/vm/system/podman-node.sh, which the lab runs, whole and in one piece" {
+	readme_prints podman-node.sh
 }
 
 @test "README: the Kubernetes section's files are what the tools write on the lab's machine (tests/k8s-node.bash)" {

@@ -82,6 +82,25 @@ teardown_file() {
 	assert_line --regexp 'name=db cpus=2-3 action=reallocate$'
 }
 
+@test "irqbalance under systemd: its drop-in bans dataplane's CPUs, restarts included; an owner isolated at run time is banned through its socket, with no restart" {
+	local pid
+	run -0 systemctl is-active irqbalance
+	assert_equal "$(irqbalance_banned)" 4-5
+	run -0 timeout 30 systemctl restart irqbalance
+	watch_quiet_irqs 4-5 6
+	pid=$(systemctl show -P MainPID irqbalance)
+	run -0 --separate-stderr rm-cpuset alloc --owner late --count 2 --isolate -o cpus -r
+	assert_output 6-7
+	assert_equal "$(systemctl show -P MainPID irqbalance)" "$pid"
+	assert_equal "$(irqbalance_banned)" 4-7
+	watch_quiet_irqs 4-7 6
+	run -0 timeout 30 systemctl restart irqbalance
+	watch_quiet_irqs 4-7 4
+	run -0 rm-cpuset release late
+	assert_equal "$(irqbalance_banned)" 4-5
+	watch_quiet_irqs 4-5 2
+}
+
 @test "GPUs: virtio-gpus with their DRM nodes and NUMA nodes; alloc gives db the node-0 one; grant confines db's cgroup (BPF)" {
 	local mine others
 	run -0 rm-devices list --type gpu -o numa,dev_nodes -r
@@ -103,12 +122,48 @@ teardown_file() {
 	run -0 sh -c ": <>${others%%,*}"
 }
 
+@test "Slurm: jobs run off the reserved and the owners' CPUs and GPUs, with MemSpecLimit; a new owner after a re-export too" {
+	local free real
+	slurm_configure
+	timeout -k 2 10 sinfo -N -o '%N %t %c %m %G' | sed 's/^/# /' >&3
+	# gres.conf: the two GPUs db does not hold
+	run -0 grep -c '^Name=gpu ' /etc/slurm/gres.conf
+	assert_output 2
+	run grep -F "File=$(gpu_nodes 0 | cut -d, -f1)" /etc/slurm/gres.conf
+	assert_failure
+	# every CPU a job may have: 6-7 (0-1 reserved, db 2-3, dataplane 4-5)
+	run -0 srun_job -c 2 grep Cpus_allowed_list /proc/self/status
+	assert_output $'Cpus_allowed_list:\t6-7'
+	run ! timeout -k 5 30 srun -c 3 --immediate=5 true
+	# MemSpecLimit: 256 MiB of RealMemory withheld from jobs
+	run -0 timeout -k 2 10 scontrol show node -o
+	assert_output --partial 'MemSpecLimit=256'
+	real=$(sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' <<<"$output")
+	run ! timeout -k 5 30 srun --mem="$real" --immediate=5 true
+	run -0 srun_job --mem=$((real - 256)) true
+	echo '# slurm: CPU and memory checks done' >&3
+	# --gres=gpu:1: one of gres.conf's GPUs opens, the other does not
+	run -0 srun_job --gres=gpu:1 sh -c 'ok=0; for f in $(sed -n "s/.* File=\([^ ]*\).*/\1/p" /etc/slurm/gres.conf); do true 2>/dev/null <>$f && ok=$((ok + 1)); done; echo $ok'
+	assert_output 1
+	# a new owner: dataplane's CPUs go to web; after the re-export new jobs stay off web's
+	run -0 rm-cpuset release dataplane
+	run -0 rm-cpuset alloc --owner web --count 2 --full-pcpus-only --numa-node 1 -o cpus -r
+	free=$(sed 's/^4-5$/6-7/; t; s/.*/4-5/' <<<"$output")
+	slurm_configure
+	run -0 srun_job -c 2 grep Cpus_allowed_list /proc/self/status
+	assert_output $'Cpus_allowed_list:\t'"$free"
+	run ! timeout -k 5 30 srun -c 3 --immediate=5 true
+}
+
 @test "podman: the CDI spec loads; gpu=N gives that GPU's nodes, an owner's name its GPUs, CPUs and cgroup (hook); released while running: the shared pool" {
 	local name nodes cid pid
-	mkdir -p /etc/cdi
-	run -0 rm-devices export cdi -o /etc/cdi/rmtools-gpu.json
+	run -0 podman_image
 	run -0 grep -F '"cdiVersion": "0.3.0"' /etc/cdi/rmtools-gpu.json
-	podman_image
+	# README's line, as printed
+	run timeout -k 5 60 podman run --rm --device rmtools.io/gpu=gpu0 localhost/rmlab ls /dev/dri
+	[ "$status" = 0 ] || printf '# podman: %s\n' "${lines[@]}" >&3
+	assert_success
+	assert_equal "$(printf '/dev/dri/%s\n' "${lines[@]}" | paste -sd,)" "$(rm-devices list --type gpu -o name,dev_nodes -r | awk '$1 == "gpu0" { print $2 }')"
 	# each GPU by its name: exactly its nodes
 	while read -r name nodes; do
 		run -0 podman_dri "$name"

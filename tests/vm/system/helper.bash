@@ -12,14 +12,6 @@ USER_DATA=/lab/system/user-data
 # ---- the node of README.md's user-data (tests/vm/system/node.yaml) ----
 SLICE=/sys/fs/cgroup/rmtools.slice
 
-# cpulist_expand LIST: one CPU a line
-cpulist_expand() {
-	local part
-	for part in ${1//,/ }; do
-		case $part in *-*) seq "${part%-*}" "${part#*-}" ;; *) echo "$part" ;; esac
-	done
-}
-
 # The checks of a provisioned node, after cloud-init on the first boot and from the units alone
 # after a reboot.
 check_reserved() {
@@ -37,24 +29,56 @@ check_owners() {
 	assert_output 4-5
 }
 
-# Every IRQ whose affinity still holds a CPU of the isolated owner is one the kernel does not
-# let move (a managed IRQ): writing an affinity without those CPUs fails.
+# quiet_irqs_moved [CPUS]: how many IRQs whose affinity holds one of CPUS (the isolated owner's,
+# 4-5) the kernel lets move, each named on fd 3: writing an affinity without CPUS succeeds (the
+# affinity is put back at once). Only a managed IRQ may stay there. One awk picks the IRQs that
+# hold CPUS: the guest's emulated CPUs make a shell loop over every IRQ take seconds.
+quiet_irqs_moved() {
+	local f list rest moved=0
+	while read -r f list; do
+		if [ "$f" = rest ]; then rest=$list; continue; fi
+		if echo "$rest" >"$f" 2>/dev/null; then
+			echo "# $f held $list and could be moved" >&3
+			echo "$list" >"$f"
+			moved=$((moved + 1))
+		fi
+	done < <(awk -v quiet="${1:-4-5}" '
+		function expand(list, set,   n, i, p, r, c) {
+			n = split(list, p, ",")
+			for (i = 1; i <= n; i++) {
+				if (split(p[i], r, "-") == 1) r[2] = r[1]
+				for (c = r[1] + 0; c <= r[2] + 0; c++) set[c] = 1
+			}
+		}
+		BEGIN {
+			expand(quiet, q)
+			for (c = 0; c < 8; c++) if (!(c in q)) rest = rest (rest == "" ? "" : ",") c
+			print "rest", rest
+		}
+		{ split("", a); expand($0, a); for (c in q) if (c in a) { print FILENAME, $0; next } }
+	' /proc/irq/*/smp_affinity_list)
+	echo "$moved"
+}
+
 check_quiet_irqs() {
-	local f list cpu moved=0
-	for f in /proc/irq/*/smp_affinity_list; do
-		list=$(cat "$f")
-		for cpu in $(cpulist_expand "$list"); do
-			if [ "$cpu" = 4 ] || [ "$cpu" = 5 ]; then
-				if echo 0-3,6-7 >"$f" 2>/dev/null; then
-					echo "# $f held $list and could be moved" >&3
-					echo "$list" >"$f"
-					moved=$((moved + 1))
-				fi
-				break
-			fi
-		done
+	assert_equal "$(quiet_irqs_moved)" 0
+}
+
+# watch_quiet_irqs CPUS SECONDS: no movable IRQ on CPUS at any of the checks, twice a second
+watch_quiet_irqs() {
+	local end=$((SECONDS + $2)) n=0
+	while [ "$SECONDS" -lt "$end" ]; do
+		assert_equal "$(quiet_irqs_moved "$1")" 0
+		n=$((n + 1))
+		sleep 0.5
 	done
-	[ "$moved" -eq 0 ]
+	echo "# $1: no movable IRQ in $n checks over $2 s" >&3
+}
+
+# irqbalance_banned: the banned CPUs of rm-cpuset's irqbalance drop-in
+irqbalance_banned() {
+	sed -n 's/^Environment=IRQBALANCE_BANNED_CPULIST=//p' \
+		/run/systemd/system/irqbalance.service.d/rmtools-quiet.conf
 }
 
 check_hugepages() {
@@ -113,23 +137,23 @@ slurm_configure() {
 	return 1
 }
 
+# srun_job ARGS...: srun ARGS (30 s at most); on failure its messages and slurmd's on fd 3
+srun_job() {
+	local rc=0
+	timeout -k 5 30 srun "$@" 2>/tmp/srun.err || rc=$?
+	if [ "$rc" != 0 ]; then
+		sed 's/^/# srun: /' /tmp/srun.err >&3
+		journalctl -b -u slurmd -u slurmctld --no-pager -n 15 | sed 's/^/# /' >&3
+	fi
+	return "$rc"
+}
+
 # ---- podman with rm-devices export cdi (boot2.bats) ----
 
-# podman_image: the local image rmlab (no registry): the guest's dash, cat and sleep with their
-# libraries, through podman import
+# podman_image: the local image rmlab (no registry) and the CDI spec, by README.md's container
+# section as printed (podman-node.sh)
 podman_image() {
-	local root=/tmp/rmlab-image f lib
-	podman image exists localhost/rmlab && return 0
-	rm -rf "$root" && mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" || return 1
-	for f in /bin/dash /bin/cat /bin/sleep; do
-		cp "$f" "$root/bin/" || return 1
-		for lib in $(ldd "$f" | grep -o '/[^ ]*'); do
-			mkdir -p "$root${lib%/*}" && cp -L "$lib" "$root$lib" || return 1
-		done
-	done
-	ln -s dash "$root/bin/sh"
-	tar -C "$root" -c . | timeout -k 5 60 podman import - localhost/rmlab >/dev/null
-	rm -rf "$root"
+	timeout -k 5 120 bash -e /lab/system/podman-node.sh >/dev/null
 }
 
 # podman_dri DEVICE: the /dev/dri nodes a container started with --device rmtools.io/gpu=DEVICE
