@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rm-devices health's policy (devices-health.conf): which conditions make a device unhealthy. */
+/* Device health policy (devices-health.conf): which conditions make a device unhealthy. */
 #include "config.h"
 
 #include <errno.h>
@@ -10,10 +10,10 @@
 
 #include "conffile.h"
 #include "exitcodes.h"
-#include "health.h"
+#include "devhealth.h"
 #include "xalloc.h"
 
-static const char *const cond_names[HC_N] = {
+static const char *const cond_names[RM_HC_N] = {
 	"gone", "replaced", "unbound", "rebound", "no_driver", "d3cold", "slot_empty",
 	"aer_correctable", "aer_nonfatal", "aer_fatal",
 	"root_aer_correctable", "root_aer_nonfatal", "root_aer_fatal",
@@ -22,22 +22,22 @@ static const char *const cond_names[HC_N] = {
 };
 
 /* The counter behind a condition, or -1 for a condition that holds or not. */
-static const int cond_counter[HC_N] = {
-	[HC_GONE] = -1, [HC_REPLACED] = -1, [HC_UNBOUND] = -1, [HC_REBOUND] = -1,
-	[HC_NO_DRIVER] = -1, [HC_D3COLD] = -1, [HC_SLOT_EMPTY] = -1,
-	[HC_AER_CORRECTABLE] = HN_AER_COR, [HC_AER_NONFATAL] = HN_AER_NONFATAL,
-	[HC_AER_FATAL] = HN_AER_FATAL, [HC_ROOT_AER_CORRECTABLE] = HN_ROOT_COR,
-	[HC_ROOT_AER_NONFATAL] = HN_ROOT_NONFATAL, [HC_ROOT_AER_FATAL] = HN_ROOT_FATAL,
-	[HC_LINK_DEGRADED] = -1, [HC_NVME_CRITICAL_WARNING] = -1,
-	[HC_NVME_MEDIA_ERRORS] = HN_MEDIA, [HC_PORT_DOWN] = -1, [HC_IB_PORT_DOWN] = -1,
-	[HC_GPU_ECC] = HN_ECC, [HC_GPU_RETIRED_PENDING] = -1,
+static const int cond_counter[RM_HC_N] = {
+	[RM_HC_GONE] = -1, [RM_HC_REPLACED] = -1, [RM_HC_UNBOUND] = -1, [RM_HC_REBOUND] = -1,
+	[RM_HC_NO_DRIVER] = -1, [RM_HC_D3COLD] = -1, [RM_HC_SLOT_EMPTY] = -1,
+	[RM_HC_AER_CORRECTABLE] = RM_HN_AER_COR, [RM_HC_AER_NONFATAL] = RM_HN_AER_NONFATAL,
+	[RM_HC_AER_FATAL] = RM_HN_AER_FATAL, [RM_HC_ROOT_AER_CORRECTABLE] = RM_HN_ROOT_COR,
+	[RM_HC_ROOT_AER_NONFATAL] = RM_HN_ROOT_NONFATAL, [RM_HC_ROOT_AER_FATAL] = RM_HN_ROOT_FATAL,
+	[RM_HC_LINK_DEGRADED] = -1, [RM_HC_NVME_CRITICAL_WARNING] = -1,
+	[RM_HC_NVME_MEDIA_ERRORS] = RM_HN_MEDIA, [RM_HC_PORT_DOWN] = -1, [RM_HC_IB_PORT_DOWN] = -1,
+	[RM_HC_GPU_ECC] = RM_HN_ECC, [RM_HC_GPU_RETIRED_PENDING] = -1,
 };
 
 /* One rule: the condition at LEVEL when its counter reached THRESHOLD and grows by at least
  * RATE a minute (0: either not asked). */
 struct rule {
-	enum hcond cond;
-	enum hlevel level;
+	enum rm_hcond cond;
+	enum rm_hlevel level;
 	int64_t threshold;
 	double rate;
 };
@@ -49,45 +49,45 @@ struct rule {
  * suspended or driverless device, errors counted at the root port for everything below it)
  * warns. */
 static struct rule rules[MAX_RULES] = {
-	{ HC_GONE, HL_UNHEALTHY, 0, 0 },
-	{ HC_REPLACED, HL_UNHEALTHY, 0, 0 },
-	{ HC_UNBOUND, HL_UNHEALTHY, 0, 0 },
-	{ HC_REBOUND, HL_UNHEALTHY, 0, 0 },
-	{ HC_NO_DRIVER, HL_WARN, 0, 0 },
-	{ HC_D3COLD, HL_WARN, 0, 0 },
-	{ HC_SLOT_EMPTY, HL_UNHEALTHY, 0, 0 },
-	{ HC_AER_CORRECTABLE, HL_WARN, 1, 0 },
-	{ HC_AER_NONFATAL, HL_UNHEALTHY, 1, 0 },
-	{ HC_AER_FATAL, HL_UNHEALTHY, 1, 0 },
-	{ HC_ROOT_AER_CORRECTABLE, HL_WARN, 1, 0 },
-	{ HC_ROOT_AER_NONFATAL, HL_WARN, 1, 0 },
-	{ HC_ROOT_AER_FATAL, HL_WARN, 1, 0 },
-	{ HC_LINK_DEGRADED, HL_WARN, 0, 0 },
-	{ HC_NVME_CRITICAL_WARNING, HL_UNHEALTHY, 0, 0 },
-	{ HC_NVME_MEDIA_ERRORS, HL_WARN, 1, 0 },
-	{ HC_PORT_DOWN, HL_UNHEALTHY, 0, 0 },
-	{ HC_IB_PORT_DOWN, HL_UNHEALTHY, 0, 0 },
-	{ HC_GPU_ECC, HL_UNHEALTHY, 1, 0 },
-	{ HC_GPU_RETIRED_PENDING, HL_WARN, 0, 0 },
+	{ RM_HC_GONE, RM_HL_UNHEALTHY, 0, 0 },
+	{ RM_HC_REPLACED, RM_HL_UNHEALTHY, 0, 0 },
+	{ RM_HC_UNBOUND, RM_HL_UNHEALTHY, 0, 0 },
+	{ RM_HC_REBOUND, RM_HL_UNHEALTHY, 0, 0 },
+	{ RM_HC_NO_DRIVER, RM_HL_WARN, 0, 0 },
+	{ RM_HC_D3COLD, RM_HL_WARN, 0, 0 },
+	{ RM_HC_SLOT_EMPTY, RM_HL_UNHEALTHY, 0, 0 },
+	{ RM_HC_AER_CORRECTABLE, RM_HL_WARN, 1, 0 },
+	{ RM_HC_AER_NONFATAL, RM_HL_UNHEALTHY, 1, 0 },
+	{ RM_HC_AER_FATAL, RM_HL_UNHEALTHY, 1, 0 },
+	{ RM_HC_ROOT_AER_CORRECTABLE, RM_HL_WARN, 1, 0 },
+	{ RM_HC_ROOT_AER_NONFATAL, RM_HL_WARN, 1, 0 },
+	{ RM_HC_ROOT_AER_FATAL, RM_HL_WARN, 1, 0 },
+	{ RM_HC_LINK_DEGRADED, RM_HL_WARN, 0, 0 },
+	{ RM_HC_NVME_CRITICAL_WARNING, RM_HL_UNHEALTHY, 0, 0 },
+	{ RM_HC_NVME_MEDIA_ERRORS, RM_HL_WARN, 1, 0 },
+	{ RM_HC_PORT_DOWN, RM_HL_UNHEALTHY, 0, 0 },
+	{ RM_HC_IB_PORT_DOWN, RM_HL_UNHEALTHY, 0, 0 },
+	{ RM_HC_GPU_ECC, RM_HL_UNHEALTHY, 1, 0 },
+	{ RM_HC_GPU_RETIRED_PENDING, RM_HL_WARN, 0, 0 },
 };
-static size_t nrules = HC_N;
+static size_t nrules = RM_HC_N;
 
-const char *hcond_name(enum hcond c)
+const char *rm_health_cond_name(enum rm_hcond c)
 {
 	return cond_names[c];
 }
 
-int hcond_parse(const char *name)
+int rm_health_cond_parse(const char *name)
 {
-	for (int c = 0; c < HC_N; c++)
+	for (int c = 0; c < RM_HC_N; c++)
 		if (!strcmp(cond_names[c], name))
 			return c;
 	return -1;
 }
 
-const char *hlevel_name(enum hlevel l)
+const char *rm_health_level_name(enum rm_hlevel l)
 {
-	return l == HL_UNHEALTHY ? "unhealthy" : l == HL_WARN ? "warn" : "ok";
+	return l == RM_HL_UNHEALTHY ? "unhealthy" : l == RM_HL_WARN ? "warn" : "ok";
 }
 
 /* A count or a rate: a non-negative decimal. */
@@ -107,7 +107,7 @@ static int parse_number(const char *s, bool integer, double *v)
 static void policy_line(struct rm_conf *cf, struct rm_conf_word *w, int n, bool *seen,
 			struct rule *out, size_t *nout)
 {
-	int c = hcond_parse(w[0].text);
+	int c = rm_health_cond_parse(w[0].text);
 	struct rule r = { 0 };
 
 	if (c < 0) {
@@ -120,11 +120,11 @@ static void policy_line(struct rm_conf *cf, struct rm_conf_word *w, int n, bool 
 							"ignore)", w[0].text));
 		return;
 	}
-	r.cond = (enum hcond)c;
+	r.cond = (enum rm_hcond)c;
 	if (!strcmp(w[1].text, "unhealthy"))
-		r.level = HL_UNHEALTHY;
+		r.level = RM_HL_UNHEALTHY;
 	else if (!strcmp(w[1].text, "warn"))
-		r.level = HL_WARN;
+		r.level = RM_HL_WARN;
 	else if (strcmp(w[1].text, "ignore")) {
 		rm_conf_fail_shown(cf, w[1].col, "unknown level: '%s' (unhealthy, warn, ignore)",
 				   w[1].text);
@@ -168,12 +168,12 @@ static void policy_line(struct rm_conf *cf, struct rm_conf_word *w, int n, bool 
 	out[(*nout)++] = r;
 }
 
-void health_policy_load(const char *file)
+void rm_health_policy_load(const char *file)
 {
 	char *path = file ? xstrdup(file) : rm_conf_path("devices-health.conf");
 	struct rm_conf_word w[RM_CONF_MAX_WORDS];
 	struct rule got[MAX_RULES];
-	bool seen[HC_N] = { false };
+	bool seen[RM_HC_N] = { false };
 	size_t ngot = 0, kept = 0;
 	struct rm_conf cf;
 	int n;
@@ -202,7 +202,7 @@ void health_policy_load(const char *file)
 	nrules = kept + ngot;
 }
 
-static bool rule_holds(const struct rule *r, const struct health *h)
+static bool rule_holds(const struct rule *r, const struct rm_health *h)
 {
 	int k = cond_counter[r->cond];
 
@@ -226,22 +226,22 @@ static void add_name(char **list, const char *name)
 	*list = s;
 }
 
-void health_judge(struct health *h)
+void rm_health_judge(struct rm_health *h)
 {
-	h->level = HL_OK;
+	h->level = RM_HL_OK;
 	free(h->conditions);
 	free(h->unhealthy);
 	h->conditions = h->unhealthy = NULL;
-	for (int c = 0; c < HC_N; c++) {
-		enum hlevel l = HL_OK;
+	for (int c = 0; c < RM_HC_N; c++) {
+		enum rm_hlevel l = RM_HL_OK;
 
 		for (size_t i = 0; i < nrules; i++)
 			if ((int)rules[i].cond == c && rules[i].level > l && rule_holds(&rules[i], h))
 				l = rules[i].level;
-		if (l == HL_OK)
+		if (l == RM_HL_OK)
 			continue;
 		add_name(&h->conditions, cond_names[c]);
-		if (l == HL_UNHEALTHY)
+		if (l == RM_HL_UNHEALTHY)
 			add_name(&h->unhealthy, cond_names[c]);
 		if (l > h->level)
 			h->level = l;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rm-devices health: NVIDIA GPUs' ECC errors from NVML, when libnvidia-ml.so.1 is installed. */
+/* Device health: NVIDIA GPUs' ECC errors from NVML, when libnvidia-ml.so.1 is installed. */
 #include "config.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "health.h"
+#include "devhealth.h"
 
 /* The few parts of nvml.h used here: the library is loaded at run time, never required. */
 typedef int nvml_return;                    /* NVML_SUCCESS is 0 */
@@ -40,7 +40,7 @@ static bool nvml_load(void)
 	return nvml.ok;
 }
 
-void health_nvml(struct health *h)
+void rm_health_nvml(struct rm_health *h)
 {
 	nvml_device dev = NULL;
 	unsigned long long n = 0;
@@ -50,11 +50,11 @@ void health_nvml(struct health *h)
 		return;
 	/* ECC off or not supported: unknown, no condition */
 	if (nvml.ecc(dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &n) == 0) {
-		h->count[HN_ECC] = n > INT64_MAX ? INT64_MAX : (int64_t)n;
-		h->cond[HC_GPU_ECC] = n > 0;
+		h->count[RM_HN_ECC] = n > INT64_MAX ? INT64_MAX : (int64_t)n;
+		h->cond[RM_HC_GPU_ECC] = n > 0;
 	}
 	if (nvml.pending && nvml.pending(dev, &state) == 0) {
 		h->retired_pending = state != 0;
-		h->cond[HC_GPU_RETIRED_PENDING] = state != 0;
+		h->cond[RM_HC_GPU_RETIRED_PENDING] = state != 0;
 	}
 }
