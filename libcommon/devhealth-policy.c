@@ -18,7 +18,7 @@ static const char *const cond_names[RM_HC_N] = {
 	"aer_correctable", "aer_nonfatal", "aer_fatal",
 	"root_aer_correctable", "root_aer_nonfatal", "root_aer_fatal",
 	"link_degraded", "nvme_critical_warning", "nvme_media_errors", "port_down",
-	"ib_port_down", "gpu_ecc", "gpu_retired_pending",
+	"ib_port_down", "gpu_ecc", "gpu_retired_pending", "gpu_xid",
 };
 
 /* The counter behind a condition, or -1 for a condition that holds or not. */
@@ -30,17 +30,20 @@ static const int cond_counter[RM_HC_N] = {
 	[RM_HC_ROOT_AER_NONFATAL] = RM_HN_ROOT_NONFATAL, [RM_HC_ROOT_AER_FATAL] = RM_HN_ROOT_FATAL,
 	[RM_HC_LINK_DEGRADED] = -1, [RM_HC_NVME_CRITICAL_WARNING] = -1,
 	[RM_HC_NVME_MEDIA_ERRORS] = RM_HN_MEDIA, [RM_HC_PORT_DOWN] = -1, [RM_HC_IB_PORT_DOWN] = -1,
-	[RM_HC_GPU_ECC] = RM_HN_ECC, [RM_HC_GPU_RETIRED_PENDING] = -1,
+	[RM_HC_GPU_ECC] = RM_HN_ECC, [RM_HC_GPU_RETIRED_PENDING] = -1, [RM_HC_GPU_XID] = -1,
 };
 
 /* One rule: the condition at LEVEL when its counter reached THRESHOLD and grows by at least
- * RATE a minute (0: either not asked). */
+ * RATE a minute (0: either not asked); gpu_xid's when one of the XIDS was seen (none: any). */
 struct rule {
 	enum rm_hcond cond;
 	enum rm_hlevel level;
 	int64_t threshold;
 	double rate;
+	uint64_t xids[RM_HEALTH_XID_WORDS];
 };
+
+#define X(n) (1ULL << ((n) % 64)) /* XID N's bit in word N / 64 */
 
 #define MAX_RULES 64
 
@@ -49,28 +52,36 @@ struct rule {
  * suspended or driverless device, errors counted at the root port for everything below it)
  * warns. */
 static struct rule rules[MAX_RULES] = {
-	{ RM_HC_GONE, RM_HL_UNHEALTHY, 0, 0 },
-	{ RM_HC_REPLACED, RM_HL_UNHEALTHY, 0, 0 },
-	{ RM_HC_UNBOUND, RM_HL_UNHEALTHY, 0, 0 },
-	{ RM_HC_REBOUND, RM_HL_UNHEALTHY, 0, 0 },
-	{ RM_HC_NO_DRIVER, RM_HL_WARN, 0, 0 },
-	{ RM_HC_D3COLD, RM_HL_WARN, 0, 0 },
-	{ RM_HC_SLOT_EMPTY, RM_HL_UNHEALTHY, 0, 0 },
-	{ RM_HC_AER_CORRECTABLE, RM_HL_WARN, 1, 0 },
-	{ RM_HC_AER_NONFATAL, RM_HL_UNHEALTHY, 1, 0 },
-	{ RM_HC_AER_FATAL, RM_HL_UNHEALTHY, 1, 0 },
-	{ RM_HC_ROOT_AER_CORRECTABLE, RM_HL_WARN, 1, 0 },
-	{ RM_HC_ROOT_AER_NONFATAL, RM_HL_WARN, 1, 0 },
-	{ RM_HC_ROOT_AER_FATAL, RM_HL_WARN, 1, 0 },
-	{ RM_HC_LINK_DEGRADED, RM_HL_WARN, 0, 0 },
-	{ RM_HC_NVME_CRITICAL_WARNING, RM_HL_UNHEALTHY, 0, 0 },
-	{ RM_HC_NVME_MEDIA_ERRORS, RM_HL_WARN, 1, 0 },
-	{ RM_HC_PORT_DOWN, RM_HL_UNHEALTHY, 0, 0 },
-	{ RM_HC_IB_PORT_DOWN, RM_HL_UNHEALTHY, 0, 0 },
-	{ RM_HC_GPU_ECC, RM_HL_UNHEALTHY, 1, 0 },
-	{ RM_HC_GPU_RETIRED_PENDING, RM_HL_WARN, 0, 0 },
+	{ RM_HC_GONE, RM_HL_UNHEALTHY, 0, 0, { 0 } },
+	{ RM_HC_REPLACED, RM_HL_UNHEALTHY, 0, 0, { 0 } },
+	{ RM_HC_UNBOUND, RM_HL_UNHEALTHY, 0, 0, { 0 } },
+	{ RM_HC_REBOUND, RM_HL_UNHEALTHY, 0, 0, { 0 } },
+	{ RM_HC_NO_DRIVER, RM_HL_WARN, 0, 0, { 0 } },
+	{ RM_HC_D3COLD, RM_HL_WARN, 0, 0, { 0 } },
+	{ RM_HC_SLOT_EMPTY, RM_HL_UNHEALTHY, 0, 0, { 0 } },
+	{ RM_HC_AER_CORRECTABLE, RM_HL_WARN, 1, 0, { 0 } },
+	{ RM_HC_AER_NONFATAL, RM_HL_UNHEALTHY, 1, 0, { 0 } },
+	{ RM_HC_AER_FATAL, RM_HL_UNHEALTHY, 1, 0, { 0 } },
+	{ RM_HC_ROOT_AER_CORRECTABLE, RM_HL_WARN, 1, 0, { 0 } },
+	{ RM_HC_ROOT_AER_NONFATAL, RM_HL_WARN, 1, 0, { 0 } },
+	{ RM_HC_ROOT_AER_FATAL, RM_HL_WARN, 1, 0, { 0 } },
+	{ RM_HC_LINK_DEGRADED, RM_HL_WARN, 0, 0, { 0 } },
+	{ RM_HC_NVME_CRITICAL_WARNING, RM_HL_UNHEALTHY, 0, 0, { 0 } },
+	{ RM_HC_NVME_MEDIA_ERRORS, RM_HL_WARN, 1, 0, { 0 } },
+	{ RM_HC_PORT_DOWN, RM_HL_UNHEALTHY, 0, 0, { 0 } },
+	{ RM_HC_IB_PORT_DOWN, RM_HL_UNHEALTHY, 0, 0, { 0 } },
+	{ RM_HC_GPU_ECC, RM_HL_UNHEALTHY, 1, 0, { 0 } },
+	{ RM_HC_GPU_RETIRED_PENDING, RM_HL_WARN, 0, 0, { 0 } },
+	/* the XIDs NVIDIA's catalogue (docs.nvidia.com/deploy/xid-errors) resolves by resetting
+	 * the GPU or the node: 48 double-bit ECC, 62 internal micro-controller halt, 63 and 64 row
+	 * remapping (pending, failed), 74 NVLink, 79 fallen off the bus, 95 uncontained ECC, 119
+	 * and 120 GSP; any other (an application's fault, 94 contained ECC, 92 single-bit rate)
+	 * warns */
+	{ RM_HC_GPU_XID, RM_HL_UNHEALTHY, 0, 0,
+	  { X(48) | X(62) | X(63), X(64) | X(74) | X(79) | X(95) | X(119) | X(120) } },
+	{ RM_HC_GPU_XID, RM_HL_WARN, 0, 0, { 0 } },
 };
-static size_t nrules = RM_HC_N;
+static size_t nrules = RM_HC_N + 1;
 
 const char *rm_health_cond_name(enum rm_hcond c)
 {
@@ -103,7 +114,26 @@ static int parse_number(const char *s, bool integer, double *v)
 	return 0;
 }
 
-/* One line: CONDITION LEVEL [threshold=N] [rate=N]. */
+/* An XID list "48,79" into XIDS; -1 when it is not one. */
+static int parse_xids(const char *s, uint64_t *xids)
+{
+	char *end;
+
+	do {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (end == s || *s == '-' || *s == '+' || errno || v > RM_HEALTH_XID_MAX ||
+		    (*end && *end != ','))
+			return -1;
+		xids[v / 64] |= 1ULL << (v % 64);
+		s = *end ? end + 1 : end;
+	} while (*end); /* after a comma, a number */
+	return 0;
+}
+
+/* One line: CONDITION LEVEL [threshold=N] [rate=N] [xid=LIST]. */
 static void policy_line(struct rm_conf *cf, struct rm_conf_word *w, int n, bool *seen,
 			struct rule *out, size_t *nout)
 {
@@ -137,10 +167,24 @@ static void policy_line(struct rm_conf *cf, struct rm_conf_word *w, int n, bool 
 		bool thr;
 
 		if (rm_conf_split(&w[i], &value, &vcol) < 0 ||
-		    (strcmp(w[i].text, "threshold") && strcmp(w[i].text, "rate"))) {
-			rm_conf_fail_shown(cf, w[i].col, "unknown setting: '%s' (threshold=N, rate=N)",
-					   w[i].text);
+		    (strcmp(w[i].text, "threshold") && strcmp(w[i].text, "rate") &&
+		     strcmp(w[i].text, "xid"))) {
+			rm_conf_fail_shown(cf, w[i].col, "unknown setting: '%s' (threshold=N, rate=N, "
+					   "xid=LIST)", w[i].text);
 			return;
+		}
+		if (!strcmp(w[i].text, "xid")) {
+			if (c != RM_HC_GPU_XID) {
+				rm_conf_fail(cf, 0, w[i].col, xasprintf("xid= is for gpu_xid, not %s",
+									w[0].text));
+				return;
+			}
+			if (parse_xids(value, r.xids) < 0) {
+				rm_conf_fail_shown(cf, vcol, "invalid XID list: '%s' (numbers from 0 "
+						   "to 1023, comma separated)", value);
+				return;
+			}
+			continue;
 		}
 		thr = !strcmp(w[i].text, "threshold");
 		if (cond_counter[c] < 0) {
@@ -206,7 +250,15 @@ static bool rule_holds(const struct rule *r, const struct rm_health *h)
 {
 	int k = cond_counter[r->cond];
 
+	bool listed = false, any = false;
+
 	if (!h->cond[r->cond])
+		return false;
+	for (int w = 0; w < RM_HEALTH_XID_WORDS; w++) {
+		any |= r->xids[w] != 0;
+		listed |= (r->xids[w] & h->xids[w]) != 0;
+	}
+	if (any && !listed)
 		return false;
 	if (k < 0)
 		return true;

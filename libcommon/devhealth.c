@@ -105,8 +105,10 @@ struct rm_health *rm_health_scan(const char *sysroot, const struct rm_devices *d
 		rm_health_read(sysroot, &h[i]);
 		if (p)
 			rm_health_rates(&h[i], p, seconds);
-		rm_health_judge(&h[i]);
 	}
+	rm_health_xids(sysroot, h, k);
+	for (size_t i = 0; i < k; i++)
+		rm_health_judge(&h[i]);
 	*n = k;
 	return h;
 }

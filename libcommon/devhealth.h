@@ -32,8 +32,13 @@ enum rm_hcond {
 	RM_HC_IB_PORT_DOWN,     /* an InfiniBand port not ACTIVE */
 	RM_HC_GPU_ECC,          /* NVML: volatile uncorrected ECC errors */
 	RM_HC_GPU_RETIRED_PENDING, /* NVML: pages waiting to be retired at the next reset */
+	RM_HC_GPU_XID,       /* NVIDIA XIDs: NVML's events, the driver's lines in the kernel log */
 	RM_HC_N
 };
+
+/* XIDs 0 to RM_HEALTH_XID_MAX are told apart (NVIDIA's catalogue ends far below). */
+#define RM_HEALTH_XID_MAX 1023 /* the policy's messages say 1023 */
+#define RM_HEALTH_XID_WORDS ((RM_HEALTH_XID_MAX + 64) / 64)
 
 /* What a condition makes of a device. */
 enum rm_hlevel { RM_HL_OK, RM_HL_WARN, RM_HL_UNHEALTHY };
@@ -64,6 +69,8 @@ struct rm_health {
 	int nvme_warning;              /* -1 unknown */
 	char *ports_down;              /* "eth0,mlx5_0/1" */
 	int retired_pending;           /* -1 unknown */
+	bool xids_known;               /* the XIDs below were read (kernel log or NVML) */
+	uint64_t xids[RM_HEALTH_XID_WORDS]; /* the XIDs seen: bit N of word N / 64 */
 	bool cond[RM_HC_N];
 	enum rm_hlevel level;
 	char *conditions;              /* the conditions that count, "aer_nonfatal,link_degraded" */
@@ -92,6 +99,17 @@ void rm_health_free(struct rm_health *h);
 void rm_health_nvme(const char *sysroot, struct rm_health *h);
 /* NVML's ECC counts of H's NVIDIA GPU, when libnvidia-ml.so.1 is there (devhealth-nvml.c). */
 void rm_health_nvml(struct rm_health *h);
+
+/* The NVIDIA XIDs of the N readings H: the nvidia driver's "NVRM: Xid (PCI:BUSID): XID, ..."
+ * lines in SYSROOT/dev/kmsg (since boot, as far as the log buffer reaches; read without
+ * blocking), and on this machine NVML's XID events since the first reading (devhealth-xid.c). */
+void rm_health_xids(const char *sysroot, struct rm_health *h, size_t n);
+/* NVML's XID events for the NVIDIA GPUs among H (devhealth-nvml.c). */
+void rm_health_nvml_xids(struct rm_health *h, size_t n);
+/* Note XID on H. */
+void rm_health_xid_add(struct rm_health *h, unsigned xid);
+/* Whether H is an NVIDIA GPU, or an allocated GPU gone. */
+bool rm_health_is_nvidia(const struct rm_health *h);
 
 /*
  * The health of every device of DEVS of a listed type (not "other"), and of the

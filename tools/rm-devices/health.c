@@ -25,7 +25,7 @@ enum {
 	HF_AER_COR_RATE, HF_AER_NONFATAL_RATE, HF_AER_FATAL_RATE, HF_AER_ERRORS,
 	HF_ROOT_PORT, HF_ROOT_COR, HF_ROOT_NONFATAL, HF_ROOT_FATAL,
 	HF_LINK, HF_POWER, HF_SLOT, HF_NVME_WARNING, HF_MEDIA, HF_PORTS_DOWN, HF_GPU_ECC,
-	HF_RETIRED, HF_TIME,
+	HF_RETIRED, HF_TIME, HF_GPU_XIDS,
 };
 static const struct rm_column health_cols[] = {
 	[HF_DEVICE] = { "device", RM_COL_STRING, "PCI address" },
@@ -66,12 +66,14 @@ static const struct rm_column health_cols[] = {
 	[HF_GPU_ECC] = { "gpu_ecc", RM_COL_INT, "NVML: uncorrected ECC errors since the driver loaded" },
 	[HF_RETIRED] = { "retired_pending", RM_COL_BOOL, "NVML: pages to retire at the next reset" },
 	[HF_TIME] = { "time", RM_COL_INT, "when it was read (seconds since the epoch)" },
+	[HF_GPU_XIDS] = { "gpu_xids", RM_COL_STRING,
+			  "NVIDIA XIDs seen: kernel log since boot, NVML events since the first reading" },
 };
 static const char health_defaults[] =
 	"device,owner,health,driver,expected,type,status,aer_correctable,aer_nonfatal,aer_fatal,"
 	"aer_correctable_rate,aer_nonfatal_rate,aer_fatal_rate,aer_errors,root_port,"
 	"root_aer_correctable,root_aer_nonfatal,root_aer_fatal,link_degraded,power_state,slot,"
-	"nvme_critical_warning,media_errors,ports_down,gpu_ecc,retired_pending";
+	"nvme_critical_warning,media_errors,ports_down,gpu_ecc,retired_pending,gpu_xids";
 
 static void out_count(struct rm_out *out, int col, int64_t v)
 {
@@ -113,6 +115,16 @@ static void health_out(struct rm_out *out, const struct rm_health *h, time_t now
 	if (h->retired_pending >= 0)
 		rm_out_bool(out, HF_RETIRED, h->retired_pending);
 	rm_out_int(out, HF_TIME, (long long)now);
+	if (h->xids_known) {
+		char xids[RM_HEALTH_XID_MAX * 5 + 1] = "";
+		size_t len = 0;
+
+		for (unsigned x = 0; x <= RM_HEALTH_XID_MAX; x++)
+			if (h->xids[x / 64] >> (x % 64) & 1)
+				len += (size_t)snprintf(xids + len, sizeof(xids) - len, "%s%u",
+							len ? "," : "", x);
+		rm_out_str(out, HF_GPU_XIDS, xids);
+	}
 	rm_out_end(out);
 }
 
