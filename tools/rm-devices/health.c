@@ -238,7 +238,8 @@ int cmd_health(int argc, char **argv, struct rm_common *c)
 	static const struct argp argp = {
 		options, health_parse, "[OWNER...]",
 		"The health of each device from what the kernel reports (AER errors, degraded links, "
-		"driver, power state, hotplug slot, NVMe SMART, network ports; NVML's ECC counts): a "
+		"driver, power state, hotplug slot, NVMe SMART, network ports; NVML's ECC counts; NVIDIA "
+		"XIDs): a "
 		"record per device that is not ok, and exit 1 when one is unhealthy. OWNERs: only "
 		"their allocated devices.",
 		NULL, NULL, NULL
