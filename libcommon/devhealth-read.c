@@ -174,6 +174,37 @@ static void slot(const char *sysroot, struct rm_health *h)
 	free(dir);
 }
 
+/* FILE of the network interface IFC of ADDR: net/IFC/FILE of the function, else through
+ * sys/class/net (virtio's interfaces are its virtioN child's). */
+static char *ifc_read(const char *sysroot, const char *addr, const char *ifc, const char *file)
+{
+	char *rel = xasprintf("net/%s/%s", ifc, file), *s = dev_read(sysroot, addr, rel);
+
+	free(rel);
+	if (!s) {
+		rel = xasprintf("sys/class/net/%s/%s", ifc, file);
+		s = rm_sysfs_read(sysroot, rel);
+		free(rel);
+	}
+	return s;
+}
+
+static int64_t ifc_number(const char *sysroot, const char *addr, const char *ifc,
+			  const char *file)
+{
+	char *s = ifc_read(sysroot, addr, ifc, file), *end;
+	long long v = -1;
+
+	if (s) {
+		errno = 0;
+		v = strtoll(s, &end, 0);
+		if (end == s || errno || v < 0)
+			v = -1;
+	}
+	free(s);
+	return v;
+}
+
 /* Network interfaces up (IFF_UP in flags) without carrier or with operstate down; InfiniBand
  * ports whose state is not ACTIVE. */
 static void ports(const char *sysroot, struct rm_health *h)
@@ -185,17 +216,10 @@ static void ports(const char *sysroot, struct rm_health *h)
 
 	for (char *ifc = list ? strtok_r(list, ",", &save) : NULL; ifc;
 	     ifc = strtok_r(NULL, ",", &save)) {
-		char *f = xasprintf("net/%s/flags", ifc);
-		int64_t flags = dev_number(sysroot, d->addr, f), carrier;
-		char *oper;
+		int64_t flags = ifc_number(sysroot, d->addr, ifc, "flags");
+		int64_t carrier = ifc_number(sysroot, d->addr, ifc, "carrier");
+		char *oper = ifc_read(sysroot, d->addr, ifc, "operstate");
 
-		free(f);
-		f = xasprintf("net/%s/carrier", ifc);
-		carrier = dev_number(sysroot, d->addr, f);
-		free(f);
-		f = xasprintf("net/%s/operstate", ifc);
-		oper = dev_read(sysroot, d->addr, f);
-		free(f);
 		if (flags >= 0 && (flags & 1) &&
 		    (carrier == 0 || (oper && (!strcmp(oper, "down") ||
 					       !strcmp(oper, "lowerlayerdown"))))) {

@@ -102,8 +102,15 @@ smart_log() {
 	# an interface that is down on purpose (IFF_UP clear) is no fault
 	echo 0x1002 >"$(f 0000:9c:00.0 net/ib2/flags)"
 	echo 0 >"$(f 0000:9c:00.0 net/ib2/carrier)"
+	# a virtio-net function: its interface is its virtio0 child's, found through sys/class/net
+	fx_dev "$T" pci0000:00 0000:00:05.0 0x020000 0x1af4 0x1041 numa=0 driver=virtio-pci
+	mkdir -p "$(f 0000:00:05.0 virtio0/net/eth1)" "$T/sys/class/net"
+	ln -s "../../bus/pci/devices/0000:00:05.0/virtio0/net/eth1" "$T/sys/class/net/eth1"
+	echo 0x1003 >"$T/sys/class/net/eth1/flags"
+	echo 0 >"$T/sys/class/net/eth1/carrier"
 	run -1 dev health -o device,health,status,power_state,slot,ports_down -r
 	assert_output "$(printf '%s\n' \
+		'0000:00:05.0 port_down unhealthy - - eth1' \
 		'0000:1a:00.0 d3cold warn D3cold - -' \
 		'0000:1b:00.0 slot_empty unhealthy - 7 -' \
 		'0000:1c:00.0 port_down unhealthy - - ib0' \
