@@ -10,7 +10,7 @@ load contract/helper
 @test "show: a record per owner of the tree, the pool and the system, values as read" {
 	run -0 --separate-stderr rm-qos show --interval 10ms -o +memory_high,memory_max,hugepages,cpus,cpu_some_avg10,irqs
 	assert_equal "${#lines[@]}" 4
-	assert_line -n 0 --regexp '^owner=db kind=owner cpu_used=0\.00 cpu_throttled=0\.00 cpu_some=0\.00 memory_some=0\.00 io_some=0\.00 memory_current=1GiB memory_high_events=3 memory_oom_kill=2 io_read=0B io_write=0B memory_high=768MiB memory_max=max hugepages=2MiB:4,1GiB:0 cpus=2-3 cpu_some_avg10=2\.50 irqs=0\.0$'
+	assert_line -n 0 --regexp '^owner=db kind=owner cpu_used=0\.00 cpu_throttled=0\.00 cpu_some=0\.00 memory_some=0\.00 io_some=0\.00 memory_current=1GiB memory_high_events=3 memory_oom_kill=2 io_read=0B io_write=0B unhealthy_devices="" memory_high=768MiB memory_max=max hugepages=2MiB:4,1GiB:0 cpus=2-3 cpu_some_avg10=2\.50 irqs=0\.0$'
 	assert_line -n 1 --partial 'owner=web kind=owner '
 	assert_line -n 2 --regexp '^owner=shared kind=pool .* cpus=0-1,6-7 .* irqs=-$'
 	assert_line -n 3 --regexp '^owner=system kind=system cpu_used=0\.00 .*cpu_some_avg10=1\.25 '
@@ -27,6 +27,32 @@ load contract/helper
 	[ "$status" -eq 0 ] || fail "$output"
 	assert_line -n 0 'owner=batch kind=owner cpu_used=- memory_current=-'
 	assert_line -n 1 --partial 'owner=db '
+}
+
+@test "show: the allocated devices rm-devices health finds unhealthy, per owner" {
+	export RM_CONFIG_DIR=$BATS_TEST_TMPDIR/conf
+	load rm-devices/fixtures
+	fx_gpu_server "$S"
+	run -0 rm-devices alloc --type gpu --count 2 --owner db
+	run -0 rm-devices alloc --type gpu --count 1 --owner web
+	run -0 --separate-stderr rm-qos show --interval 10ms -o owner,unhealthy_devices
+	assert_output $'owner=db unhealthy_devices=""\nowner=web unhealthy_devices=""\nowner=shared unhealthy_devices=-\nowner=system unhealthy_devices=-'
+	printf 'TOTAL_ERR_FATAL 1\n' >"$S/sys/bus/pci/devices/0000:1a:00.0/aer_dev_fatal"
+	printf 'TOTAL_ERR_FATAL 1\n' >"$S/sys/bus/pci/devices/0000:1b:00.0/aer_dev_fatal"
+	printf 'TOTAL_ERR_FATAL 1\n' >"$S/sys/bus/pci/devices/0000:3e:00.0/aer_dev_fatal"
+	run -0 rm-qos show --interval 10ms -o owner,unhealthy_devices db web
+	assert_output $'owner=db unhealthy_devices=0000:1a:00.0,0000:1b:00.0\nowner=web unhealthy_devices=""'
+	# the policy file is the one rm-devices health reads
+	mkdir -p "$RM_CONFIG_DIR"
+	echo 'aer_fatal warn' >"$RM_CONFIG_DIR/devices-health.conf"
+	run -0 rm-qos show --interval 10ms -o owner,unhealthy_devices db
+	assert_output 'owner=db unhealthy_devices=""'
+	# in the default record, last; a device gone is unhealthy too
+	rm "$RM_CONFIG_DIR/devices-health.conf"
+	rm "$S/sys/bus/pci/devices/0000:1a:00.0"
+	run -0 --separate-stderr rm-qos show --interval 10ms db
+	assert_output --regexp '^owner=db kind=owner .* io_write=0B unhealthy_devices=0000:1a:00.0,0000:1b:00.0$'
+	assert_equal "$stderr" ""
 }
 
 @test "show OWNER: only the owners named; shared and system by name" {

@@ -102,8 +102,15 @@ smart_log() {
 	# an interface that is down on purpose (IFF_UP clear) is no fault
 	echo 0x1002 >"$(f 0000:9c:00.0 net/ib2/flags)"
 	echo 0 >"$(f 0000:9c:00.0 net/ib2/carrier)"
+	# a virtio-net function: its interface is its virtio0 child's, found through sys/class/net
+	fx_dev "$T" pci0000:00 0000:00:05.0 0x020000 0x1af4 0x1041 numa=0 driver=virtio-pci
+	mkdir -p "$(f 0000:00:05.0 virtio0/net/eth1)" "$T/sys/class/net"
+	ln -s "../../bus/pci/devices/0000:00:05.0/virtio0/net/eth1" "$T/sys/class/net/eth1"
+	echo 0x1003 >"$T/sys/class/net/eth1/flags"
+	echo 0 >"$T/sys/class/net/eth1/carrier"
 	run -1 dev health -o device,health,status,power_state,slot,ports_down -r
 	assert_output "$(printf '%s\n' \
+		'0000:00:05.0 port_down unhealthy - - eth1' \
 		'0000:1a:00.0 d3cold warn D3cold - -' \
 		'0000:1b:00.0 slot_empty unhealthy - 7 -' \
 		'0000:1c:00.0 port_down unhealthy - - ib0' \
@@ -118,6 +125,55 @@ smart_log() {
 	smart_log 0x04 2
 	run -1 dev health -o device,health,status,nvme_critical_warning,media_errors -r
 	assert_output '0000:01:00.0 nvme_critical_warning,nvme_media_errors unhealthy 0x04 2'
+}
+
+# kmsg RECORD...: the kernel log's records, as /dev/kmsg gives them, in the snapshot.
+kmsg() { mkdir -p "$T/dev"; printf '%s\n' "$@" >"$T/dev/kmsg"; }
+
+@test "health: NVIDIA XIDs from the kernel log, the fatal ones unhealthy" {
+	kmsg '6,100,5000000,-;NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15' \
+		'4,101,6000000,-;NVRM: Xid (PCI:0000:1a:00): 79, pid=1234, name=python3, GPU has fallen off the bus.' \
+		' SUBSYSTEM=pci' ' DEVICE=+pci:0000:1a:00.0' \
+		'4,102,7000000,-;NVRM: Xid (PCI:0000:1b:00): 13, pid=55, name=app, Graphics Exception' \
+		'4,103,7100000,-;NVRM: Xid (PCI:0000:1b:00): 94, pid=55, name=app, Contained: SM (0x1)' \
+		'4,104,7200000,-;NVRM: Xid (PCI:3d:00.0): 48, An uncorrectable double bit error' \
+		'4,105,7300000,-;NVRM: Xid (PCI:0000:1c:00): 79, not a GPU of NVIDIA' \
+		'4,106,7400000,-;xNVRM: Xid (PCI:0000:3e:00) 79'
+	run -1 dev health -o device,health,status,gpu_xids -r
+	assert_output "$(printf '%s\n' '0000:1a:00.0 gpu_xid unhealthy 79' \
+		'0000:1b:00.0 gpu_xid warn 13,94' '0000:3d:00.0 gpu_xid unhealthy 48')"
+	# the other GPUs: none seen; devices of other vendors: not asked
+	run -1 dev health --all -o device,gpu_xids
+	assert_line 'device=0000:3e:00.0 gpu_xids=""'
+	assert_line 'device=0000:1c:00.0 gpu_xids=-'
+	# the policy names the XIDs that make a GPU unhealthy; the rest of gpu_xid then is ok
+	mkdir -p "$RM_CONFIG_DIR"
+	echo 'gpu_xid unhealthy xid=13,1023' >"$RM_CONFIG_DIR/devices-health.conf"
+	run -1 dev health -o device,health,status -r
+	assert_output '0000:1b:00.0 gpu_xid unhealthy'
+	# the exports see it
+	run -0 dev export scontrol --node n1
+	assert_output --partial 'gpu_xid'
+	for bad in xid=1024 xid=13, xid=-1 xid=; do
+		echo "gpu_xid warn $bad" >"$RM_CONFIG_DIR/devices-health.conf"
+		usage_error "$RM_CONFIG_DIR/devices-health.conf:1:18: invalid XID list: '${bad#xid=}' (numbers from 0 to 1023, comma separated)" \
+			dev health
+	done
+	echo 'aer_fatal warn xid=79' >"$RM_CONFIG_DIR/devices-health.conf"
+	usage_error "$RM_CONFIG_DIR/devices-health.conf:1:16: xid= is for gpu_xid, not aer_fatal" dev health
+}
+
+@test "health: the kernel log's records are read to its end, none is waited for" {
+	# more than a read's worth of records, none with an end of line at a read's end
+	local i recs=()
+	for i in $(seq 1 400); do recs+=("6,$i,$i,-;usb 1-1: a line of the log that is about forty-five chars"); done
+	kmsg "${recs[@]}" '4,401,401,-;NVRM: Xid (PCI:0000:ba:00): 119, Timeout after 6s of waiting for RPC response from GPU0 GSP!'
+	run -1 timeout 10 rm-devices --sysroot "$T" health -o device,gpu_xids -r
+	assert_output '0000:ba:00.0 119'
+	# no log to read: unknown, not none
+	rm "$T/dev/kmsg"
+	run -0 dev health --all -o device,gpu_xids -r
+	assert_line '0000:ba:00.0 -'
 }
 
 @test "health: the policy file decides the levels; bad files are refused" {

@@ -159,3 +159,36 @@ device=0000:bb:00.0 memory=80GiB"
 	run -0 nvml_log
 	assert_output none
 }
+
+@test "health: NVML's XID events, taken without waiting, the event set freed at exit" {
+	require_live
+	export RM_STATE_DIR="$BATS_TEST_TMPDIR/state" RM_CONFIG_DIR="$BATS_TEST_TMPDIR/conf"
+	export FAKE_NVML_XIDS=00000000:1A:00.0=79,00000000:1B:00.0=31,00000000:1A:00.0=13
+	run -1 live rm-devices health -o device,health,status,gpu_xids -r
+	assert_output $'0000:1a:00.0 gpu_xid unhealthy 13,79\n0000:1b:00.0 gpu_xid warn 31'
+	run -0 grep -c '^register ' "$FAKE_NVML_LOG"
+	assert_output 8
+	run -0 grep '^wait' "$FAKE_NVML_LOG"
+	refute_output --partial 'wait 9'
+	run -0 grep -c '^set-' "$FAKE_NVML_LOG"
+	assert_output 2
+	run -0 tail -n 2 "$FAKE_NVML_LOG"
+	assert_output $'set-free\nunload'
+	# --watch: each GPU registered once, the XIDs kept from one reading to the next
+	rm "$FAKE_NVML_LOG"
+	run -1 live rm-devices health --watch --count 2 --interval 0.05 -o device,gpu_xids -r
+	assert_output $'0000:1a:00.0 13,79\n0000:1b:00.0 31'
+	run -0 grep -c '^register ' "$FAKE_NVML_LOG"
+	assert_output 8
+}
+
+@test "health: an NVML without the event calls gives no XIDs, and no error" {
+	require_live
+	export RM_STATE_DIR="$BATS_TEST_TMPDIR/state" RM_CONFIG_DIR="$BATS_TEST_TMPDIR/conf"
+	export FAKE_NVML_XIDS=00000000:1A:00.0=79
+	cc -Wall -shared -fPIC -DFAKE_NVML_NO_EVENTS -o "$BATS_TEST_TMPDIR/libnvidia-ml.so.1" \
+		"$RM_SRCDIR/tests/unit/fake-nvml.c"
+	LD_LIBRARY_PATH=$BATS_TEST_TMPDIR run -0 --separate-stderr live rm-devices health -o device,gpu_xids
+	assert_output ''
+	assert_equal "$stderr" ''
+}

@@ -5,9 +5,12 @@
  *   FAKE_NVML_MEMORY  "BUSID=BYTES,..." with NVML's bus ids ("00000000:1A:00.0"); another bus id
  *                     is NVML_ERROR_NOT_FOUND
  *   FAKE_NVML_INIT    "fail": nvmlInit_v2 returns NVML_ERROR_DRIVER_NOT_LOADED
+ *   FAKE_NVML_XIDS    "BUSID=XID,...": the XID events of those GPUs, each given once by
+ *                     nvmlEventSetWait_v2 after its GPU registered for XID events
  *   FAKE_NVML_LOG     a file that gets one line per event: load, init, handle BUSID, memory
- *                     BUSID, shutdown, unload
- * It allocates nothing, so that a process that loads and unloads it stays leak-free.
+ *                     BUSID, set-create, register BUSID, wait TIMEOUT, set-free, shutdown,
+ *                     unload
+ * Built with -DFAKE_NVML_NO_EVENTS it has no event calls. It allocates nothing, so that a process that loads and unloads it stays leak-free.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@ enum {
 	NVML_ERROR_INVALID_ARGUMENT = 2,
 	NVML_ERROR_NOT_FOUND = 6,
 	NVML_ERROR_DRIVER_NOT_LOADED = 9,
+	NVML_ERROR_TIMEOUT = 10,
 };
 
 typedef struct nvml_device *nvmlDevice_t;
@@ -27,11 +31,24 @@ typedef struct {
 	unsigned long long total, free, used;
 } nvmlMemory_t;
 
+typedef struct nvml_event_set *nvmlEventSet_t;
+typedef struct {
+	nvmlDevice_t device;
+	unsigned long long eventType, eventData;
+	unsigned gpuInstanceId, computeInstanceId;
+} nvmlEventData_t;
+#define XID_CRITICAL 0x8ULL
+
 #define MAX_DEVICES 64
+#define MAX_EVENTS 64
 
 static char bus_ids[MAX_DEVICES][32];
 static unsigned long long totals[MAX_DEVICES];
 static int ndevices, initialized;
+static int event_set; /* the one set: its address is the handle */
+static int registered[MAX_DEVICES];
+static struct { char bus_id[32]; unsigned long long xid; int given; } events[MAX_EVENTS];
+static int nevents;
 
 static void log_event(const char *what, const char *arg)
 {
@@ -77,12 +94,33 @@ static void read_devices(void)
 	}
 }
 
+/* FAKE_NVML_XIDS into events. */
+static void read_events(void)
+{
+	const char *p = getenv("FAKE_NVML_XIDS");
+
+	nevents = 0;
+	while (p && *p && nevents < MAX_EVENTS) {
+		size_t len = strcspn(p, "=,");
+		char *end;
+
+		if (p[len] != '=' || len >= sizeof(events[0].bus_id))
+			break;
+		memcpy(events[nevents].bus_id, p, len);
+		events[nevents].bus_id[len] = '\0';
+		events[nevents].given = 0;
+		events[nevents++].xid = strtoull(p + len + 1, &end, 10);
+		p = *end == ',' ? end + 1 : end;
+	}
+}
+
 int nvmlInit_v2(void)
 {
 	log_event("init", NULL);
 	if (getenv("FAKE_NVML_INIT") && !strcmp(getenv("FAKE_NVML_INIT"), "fail"))
 		return NVML_ERROR_DRIVER_NOT_LOADED;
 	read_devices();
+	read_events();
 	initialized = 1;
 	return NVML_SUCCESS;
 }
@@ -138,3 +176,65 @@ int nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t *mem)
 	mem->free = totals[i] - mem->used;
 	return NVML_SUCCESS;
 }
+
+#ifndef FAKE_NVML_NO_EVENTS /* built without them: an NVML older than its event calls */
+/* The index of DEV among the devices, -1 when it is none. */
+static long device_index(nvmlDevice_t dev)
+{
+	long i = (const char (*)[32])dev - bus_ids;
+
+	return dev && i >= 0 && i < ndevices ? i : -1;
+}
+
+int nvmlEventSetCreate(nvmlEventSet_t *set)
+{
+	log_event("set-create", NULL);
+	if (!initialized)
+		return NVML_ERROR_UNINITIALIZED;
+	*set = (nvmlEventSet_t)&event_set;
+	return NVML_SUCCESS;
+}
+
+int nvmlEventSetFree(nvmlEventSet_t set)
+{
+	log_event("set-free", NULL);
+	return set == (nvmlEventSet_t)&event_set ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+int nvmlDeviceRegisterEvents(nvmlDevice_t dev, unsigned long long types, nvmlEventSet_t set)
+{
+	long i = device_index(dev);
+
+	if (!initialized)
+		return NVML_ERROR_UNINITIALIZED;
+	if (i < 0 || set != (nvmlEventSet_t)&event_set || !(types & XID_CRITICAL))
+		return NVML_ERROR_INVALID_ARGUMENT;
+	log_event("register", bus_ids[i]);
+	registered[i] = 1;
+	return NVML_SUCCESS;
+}
+
+int nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned timeout_ms)
+{
+	char ms[16];
+
+	ms[0] = (char)('0' + (timeout_ms > 9 ? 9 : timeout_ms)); /* 9: nine or more */
+	ms[1] = '\0';
+	log_event("wait", ms);
+	if (!initialized)
+		return NVML_ERROR_UNINITIALIZED;
+	if (set != (nvmlEventSet_t)&event_set || !data)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (int e = 0; e < nevents; e++)
+		for (int i = 0; i < ndevices; i++)
+			if (!events[e].given && registered[i] && !strcmp(bus_ids[i], events[e].bus_id)) {
+				events[e].given = 1;
+				data->device = (nvmlDevice_t)(bus_ids + i);
+				data->eventType = XID_CRITICAL;
+				data->eventData = events[e].xid;
+				data->gpuInstanceId = data->computeInstanceId = ~0u;
+				return NVML_SUCCESS;
+			}
+	return NVML_ERROR_TIMEOUT;
+}
+#endif

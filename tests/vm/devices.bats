@@ -11,7 +11,7 @@
 load helper
 
 INTERVAL=2 # seconds between the readings of --watch
-FIELDS=device,health,status,driver,expected,aer_correctable,aer_nonfatal,aer_errors,root_port,root_aer_nonfatal,link_degraded,slot,nvme_critical_warning,time
+FIELDS=device,health,status,driver,expected,aer_correctable,aer_nonfatal,aer_errors,root_port,root_aer_nonfatal,link_degraded,slot,nvme_critical_warning,time,ports_down
 
 setup_file() {
 	export DEVICES_T0=$SECONDS
@@ -194,6 +194,32 @@ aer_count() {
 	assert_equal "$(field health)" unbound
 	assert_equal "$(field status)" unhealthy
 	assert_equal "$(field expected)" virtio-pci
+	stays_healthy "$(nvme_device)"
+}
+
+@test "health --watch: a port whose link QEMU takes down (set_link) is unhealthy, then ok again" {
+	needs_faults
+	local dev ifc i back=
+	dev=$(virtio_net SLOT)
+	ifc=$(basename "$(echo /sys/bus/pci/devices/"$dev"/virtio*/net/*)")
+	ip link set "$ifc" up
+	wait_until eval '[ "$(cat /sys/class/net/$ifc/carrier)" = 1 ]' || fail "$ifc has no carrier"
+	watch_start
+	run -0 host_request set_link nic2 off
+	T0=$(date +%s)
+	watch_fault "$dev"
+	assert_equal "$(cat "/sys/class/net/$ifc/carrier")" 0
+	assert_equal "$(field health)" port_down
+	assert_equal "$(field status)" unhealthy
+	assert_equal "$(field ports_down)" "$ifc"
+	run -0 host_request set_link nic2 on
+	for i in $(seq $((INTERVAL * 15))); do
+		back=$(grep "^device=$dev " "$W" | sed 1,2d | head -n 1)
+		[ -n "$back" ] && break
+		sleep 0.2
+	done
+	ip link set "$ifc" down
+	[[ $back == *' health=ok status=ok '* ]] || fail "not ok again: $back"
 	stays_healthy "$(nvme_device)"
 }
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "health.h"
+#include "devhealth.h"
 #include "record.h"
 #include "rm-devices.h"
 #include "size.h"
@@ -91,7 +91,7 @@ static void attr_string(FILE *f, const char *name, const char *v)
  * the first condition that makes it so (a label value), effect NoSchedule: no new claim gets it,
  * pods already using it keep running (NoExecute would evict them; a policy for people to choose).
  */
-static void write_taint(FILE *f, const char *driver, const struct health *h)
+static void write_taint(FILE *f, const char *driver, const struct rm_health *h)
 {
 	size_t len = strcspn(h->unhealthy, ",");
 
@@ -100,17 +100,17 @@ static void write_taint(FILE *f, const char *driver, const struct health *h)
 		(int)(len > LABEL_VALUE_MAX ? LABEL_VALUE_MAX : len), h->unhealthy);
 }
 
-static const struct health *unhealthy(const struct rm_device *d, const struct health *h,
+static const struct rm_health *unhealthy(const struct rm_device *d, const struct rm_health *h,
 				      size_t nh)
 {
-	const struct health *x = health_find(h, nh, d->addr);
+	const struct rm_health *x = rm_health_find(h, nh, d->addr);
 
-	return x && x->level == HL_UNHEALTHY ? x : NULL;
+	return x && x->level == RM_HL_UNHEALTHY ? x : NULL;
 }
 
 /* One device of a slice; at most DEVICE_MAX_ATTRS attributes and capacities together. */
 static void write_device(FILE *f, const struct rm_device *d, const char *driver,
-			 const struct health *h)
+			 const struct rm_health *h)
 {
 	struct rm_record rec = { 0 };
 	char *name = resourceslice_device_name(d), *root = pcie_root(d), *model = gres_type(d);
@@ -166,7 +166,7 @@ static void write_device(FILE *f, const struct rm_device *d, const char *driver,
 
 void write_resourceslice(FILE *f, const char *driver, const char *node,
 			 struct rm_device *const *sel, size_t n, const char *left_out,
-			 const struct health *h, size_t nh)
+			 const struct rm_health *h, size_t nh)
 {
 	size_t per = SLICE_MAX_DEVICES, nslices;
 

@@ -13,120 +13,9 @@
 #include "closestream.h"
 #include "duration.h"
 #include "exitcodes.h"
-#include "health.h"
+#include "devhealth.h"
+#include "rm-devices.h"
 #include "xalloc.h"
-
-const struct health *health_find(const struct health *h, size_t n, const char *addr)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(h[i].addr, addr))
-			return &h[i];
-	return NULL;
-}
-
-static int health_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct health *)a)->addr, ((const struct health *)b)->addr);
-}
-
-/* A reading of ADDR at H[*N]: its device D (NULL: gone), owner and expected identity from the
- * allocation record R (NULL: none), else from BASE. */
-static void add(struct health *h, size_t *n, const char *addr, const struct rm_device *d,
-		const char *type, const struct rm_record *r, const struct health *base)
-{
-	struct health *x = &h[(*n)++];
-	char id[16];
-	const char *v;
-
-	memset(x, 0, sizeof(*x));
-	snprintf(x->addr, sizeof(x->addr), "%s", addr);
-	x->d = d;
-	/* an allocated device's type as allocated: one rebound to vfio-pci lists as vfio now */
-	x->type = xstrdup(r && rm_record_get(r, "type") ? rm_record_get(r, "type") : type);
-	x->driver = d && d->driver ? xstrdup(d->driver) : NULL;
-	if (r) {
-		x->owner = xstrdup(rm_record_get(r, "owner"));
-		v = rm_record_get(r, "driver");
-		x->expected = v && strcmp(v, "-") ? xstrdup(v) : NULL;
-		if (d) {
-			snprintf(id, sizeof(id), "%04x", d->vendor & 0xffff);
-			v = rm_record_get(r, "vendor");
-			x->cond[HC_REPLACED] = v && strcmp(v, id);
-			snprintf(id, sizeof(id), "%04x", d->product & 0xffff);
-			v = rm_record_get(r, "product");
-			x->cond[HC_REPLACED] |= v && strcmp(v, id);
-		}
-	} else if (base) {
-		v = base->expected ? base->expected : base->driver;
-		x->expected = v ? xstrdup(v) : NULL;
-	}
-}
-
-struct health *health_scan(const char *sysroot, const struct rm_devices *devs,
-			   const struct filter *f, const struct rm_owners *owners,
-			   const struct health *base, size_t nbase, const struct health *prev,
-			   size_t nprev, double seconds, size_t *n)
-{
-	struct rm_state st;
-	struct health *h;
-	size_t k = 0;
-
-	dstate_open(&st, false);
-	h = xcalloc(devs->n + st.nrecords + nbase + 1, sizeof(*h));
-	for (size_t i = 0; i < devs->n; i++) {
-		const struct rm_device *d = &devs->dev[i];
-		long r = rm_state_find(&st, "device", d->addr);
-		const struct health *b = health_find(base, nbase, d->addr);
-
-		if (r < 0 && !b && !(f ? filter_match(f, d) : d->type != RM_DEV_OTHER))
-			continue;
-		add(h, &k, d->addr, d, rm_devices_type_name(d->type), r >= 0 ? &st.records[r] : NULL,
-		    b);
-	}
-	for (size_t i = 0; i < st.nrecords; i++) {
-		const char *addr = st.records[i].fields[0].value;
-
-		if (!health_find(h, k, addr))
-			add(h, &k, addr, NULL, rm_record_get(&st.records[i], "type") ?: "-",
-			    &st.records[i], NULL);
-	}
-	for (size_t i = 0; i < nbase; i++)
-		if (!health_find(h, k, base[i].addr))
-			add(h, &k, base[i].addr, NULL, base[i].type, NULL, &base[i]);
-	rm_state_close(&st);
-	/* the owners asked about: their devices only */
-	for (size_t i = 0, kept = 0; i < k || (k = kept, false); i++) {
-		if (owners && owners->n && !(h[i].owner && rm_owners_match(owners, h[i].owner))) {
-			health_free(&h[i]);
-			continue;
-		}
-		h[kept++] = h[i];
-	}
-	qsort(h, k, sizeof(*h), health_cmp);
-	for (size_t i = 0; i < k; i++) {
-		const struct health *p = health_find(prev, nprev, h[i].addr);
-
-		health_read(sysroot, &h[i]);
-		if (p)
-			health_rates(&h[i], p, seconds);
-		health_judge(&h[i]);
-	}
-	*n = k;
-	return h;
-}
-
-void health_scan_free(struct health *h, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		health_free(&h[i]);
-	free(h);
-}
-
-struct health *health_once(const struct rm_common *c, const struct rm_devices *devs, size_t *n)
-{
-	health_policy_load(NULL);
-	return health_scan(devices_sysroot(c), devs, NULL, NULL, NULL, 0, NULL, 0, 0, n);
-}
 
 /* ---- the command ---- */
 
@@ -136,7 +25,7 @@ enum {
 	HF_AER_COR_RATE, HF_AER_NONFATAL_RATE, HF_AER_FATAL_RATE, HF_AER_ERRORS,
 	HF_ROOT_PORT, HF_ROOT_COR, HF_ROOT_NONFATAL, HF_ROOT_FATAL,
 	HF_LINK, HF_POWER, HF_SLOT, HF_NVME_WARNING, HF_MEDIA, HF_PORTS_DOWN, HF_GPU_ECC,
-	HF_RETIRED, HF_TIME,
+	HF_RETIRED, HF_TIME, HF_GPU_XIDS,
 };
 static const struct rm_column health_cols[] = {
 	[HF_DEVICE] = { "device", RM_COL_STRING, "PCI address" },
@@ -177,12 +66,14 @@ static const struct rm_column health_cols[] = {
 	[HF_GPU_ECC] = { "gpu_ecc", RM_COL_INT, "NVML: uncorrected ECC errors since the driver loaded" },
 	[HF_RETIRED] = { "retired_pending", RM_COL_BOOL, "NVML: pages to retire at the next reset" },
 	[HF_TIME] = { "time", RM_COL_INT, "when it was read (seconds since the epoch)" },
+	[HF_GPU_XIDS] = { "gpu_xids", RM_COL_STRING,
+			  "NVIDIA XIDs seen: kernel log since boot, NVML events since the first reading" },
 };
 static const char health_defaults[] =
 	"device,owner,health,driver,expected,type,status,aer_correctable,aer_nonfatal,aer_fatal,"
 	"aer_correctable_rate,aer_nonfatal_rate,aer_fatal_rate,aer_errors,root_port,"
 	"root_aer_correctable,root_aer_nonfatal,root_aer_fatal,link_degraded,power_state,slot,"
-	"nvme_critical_warning,media_errors,ports_down,gpu_ecc,retired_pending";
+	"nvme_critical_warning,media_errors,ports_down,gpu_ecc,retired_pending,gpu_xids";
 
 static void out_count(struct rm_out *out, int col, int64_t v)
 {
@@ -190,7 +81,7 @@ static void out_count(struct rm_out *out, int col, int64_t v)
 		rm_out_int(out, col, v);
 }
 
-static void health_out(struct rm_out *out, const struct health *h, time_t now)
+static void health_out(struct rm_out *out, const struct rm_health *h, time_t now)
 {
 	rm_out_begin(out);
 	rm_out_str(out, HF_DEVICE, h->addr);
@@ -199,16 +90,16 @@ static void health_out(struct rm_out *out, const struct health *h, time_t now)
 	rm_out_str(out, HF_DRIVER, h->driver);
 	rm_out_str(out, HF_EXPECTED, h->expected);
 	rm_out_str(out, HF_TYPE, h->type);
-	rm_out_str(out, HF_STATUS, hlevel_name(h->level));
-	for (int k = HN_AER_COR; k <= HN_AER_FATAL; k++) {
+	rm_out_str(out, HF_STATUS, rm_health_level_name(h->level));
+	for (int k = RM_HN_AER_COR; k <= RM_HN_AER_FATAL; k++) {
 		out_count(out, HF_AER_COR + k, h->count[k]);
 		if (h->rate[k] >= 0)
 			rm_out_float(out, HF_AER_COR_RATE + k, h->rate[k], 1);
 	}
 	rm_out_str(out, HF_AER_ERRORS, h->aer_errors);
 	rm_out_str(out, HF_ROOT_PORT, h->root_port);
-	for (int k = HN_ROOT_COR; k <= HN_ROOT_FATAL; k++)
-		out_count(out, HF_ROOT_COR + k - HN_ROOT_COR, h->count[k]);
+	for (int k = RM_HN_ROOT_COR; k <= RM_HN_ROOT_FATAL; k++)
+		out_count(out, HF_ROOT_COR + k - RM_HN_ROOT_COR, h->count[k]);
 	rm_out_str(out, HF_LINK, h->link);
 	rm_out_str(out, HF_POWER, h->power);
 	rm_out_str(out, HF_SLOT, h->slot);
@@ -218,20 +109,30 @@ static void health_out(struct rm_out *out, const struct health *h, time_t now)
 		snprintf(w, sizeof(w), "0x%02x", h->nvme_warning);
 		rm_out_str(out, HF_NVME_WARNING, w);
 	}
-	out_count(out, HF_MEDIA, h->count[HN_MEDIA]);
+	out_count(out, HF_MEDIA, h->count[RM_HN_MEDIA]);
 	rm_out_str(out, HF_PORTS_DOWN, h->ports_down);
-	out_count(out, HF_GPU_ECC, h->count[HN_ECC]);
+	out_count(out, HF_GPU_ECC, h->count[RM_HN_ECC]);
 	if (h->retired_pending >= 0)
 		rm_out_bool(out, HF_RETIRED, h->retired_pending);
 	rm_out_int(out, HF_TIME, (long long)now);
+	if (h->xids_known) {
+		char xids[RM_HEALTH_XID_MAX * 5 + 1] = "";
+		size_t len = 0;
+
+		for (unsigned x = 0; x <= RM_HEALTH_XID_MAX; x++)
+			if (h->xids[x / 64] >> (x % 64) & 1)
+				len += (size_t)snprintf(xids + len, sizeof(xids) - len, "%s%u",
+							len ? "," : "", x);
+		rm_out_str(out, HF_GPU_XIDS, xids);
+	}
 	rm_out_end(out);
 }
 
 /* Whether a reading's verdict differs from the one before (none: P NULL). */
-static bool changed(const struct health *h, const struct health *p)
+static bool changed(const struct rm_health *h, const struct rm_health *p)
 {
 	if (!p)
-		return h->level != HL_OK;
+		return h->level != RM_HL_OK;
 	return h->level != p->level ||
 	       strcmp(h->conditions ? h->conditions : "", p->conditions ? p->conditions : "");
 }
@@ -337,13 +238,14 @@ int cmd_health(int argc, char **argv, struct rm_common *c)
 	static const struct argp argp = {
 		options, health_parse, "[OWNER...]",
 		"The health of each device from what the kernel reports (AER errors, degraded links, "
-		"driver, power state, hotplug slot, NVMe SMART, network ports; NVML's ECC counts): a "
+		"driver, power state, hotplug slot, NVMe SMART, network ports; NVML's ECC counts; NVIDIA "
+		"XIDs): a "
 		"record per device that is not ok, and exit 1 when one is unhealthy. OWNERs: only "
 		"their allocated devices.",
 		NULL, NULL, NULL
 	};
 	struct health_args a = { 0 };
-	struct health *base = NULL, *prev = NULL, *cur;
+	struct rm_health *base = NULL, *prev = NULL, *cur;
 	struct rm_devices first = { 0 }, devs;
 	size_t nbase = 0, nprev = 0, ncur;
 	double t0 = 0, t;
@@ -357,7 +259,7 @@ int cmd_health(int argc, char **argv, struct rm_common *c)
 		return RM_EXIT_SUCCESS;
 	}
 	check_columns(c, health_cols, ARRAY_SIZE(health_cols), health_defaults);
-	health_policy_load(a.policy);
+	rm_health_policy_load(a.policy);
 	dstate_open(&st, false);
 	check_owners(&a.o, &st);
 	rm_state_close(&st);
@@ -371,7 +273,7 @@ int cmd_health(int argc, char **argv, struct rm_common *c)
 	for (unsigned long round = 0; !stop; round++) {
 		devices_load(c, RM_DEVICES_ALL, &devs);
 		t = now_s();
-		cur = health_scan(devices_sysroot(c), &devs, NULL, &a.o, base, nbase, prev, nprev,
+		cur = rm_health_scan(devices_sysroot(c), &devs, &a.o, base, nbase, prev, nprev,
 				  t - t0, &ncur);
 		if (!a.watch && a.interval && !round) {
 			/* only the rates of the second reading are printed */
@@ -383,13 +285,13 @@ int cmd_health(int argc, char **argv, struct rm_common *c)
 
 			status = RM_EXIT_SUCCESS;
 			for (size_t i = 0; i < ncur; i++) {
-				const struct health *p = round ? health_find(prev, nprev,
+				const struct rm_health *p = round ? rm_health_find(prev, nprev,
 									     cur[i].addr) : NULL;
 
-				if (cur[i].level == HL_UNHEALTHY)
+				if (cur[i].level == RM_HL_UNHEALTHY)
 					status = RM_EXIT_FAILURE;
 				if (a.watch ? (a.all && !round) || changed(&cur[i], p) :
-					      a.all || cur[i].level != HL_OK)
+					      a.all || cur[i].level != RM_HL_OK)
 					health_out(out, &cur[i], wall);
 			}
 			rm_out_close(out);
@@ -404,7 +306,7 @@ int cmd_health(int argc, char **argv, struct rm_common *c)
 			first = devs; /* the base's devices stay for the whole run */
 		} else {
 			if (prev != base)
-				health_scan_free(prev, nprev);
+				rm_health_scan_free(prev, nprev);
 			rm_devices_free(&devs); /* what later rounds use of CUR is copied */
 		}
 		prev = cur;
@@ -415,8 +317,8 @@ int cmd_health(int argc, char **argv, struct rm_common *c)
 		pause_for(a.interval);
 	}
 	if (prev != base)
-		health_scan_free(prev, nprev);
-	health_scan_free(base, nbase);
+		rm_health_scan_free(prev, nprev);
+	rm_health_scan_free(base, nbase);
 	rm_devices_free(&first);
 	free(a.o.names);
 	return status;

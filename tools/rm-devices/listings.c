@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "exitcodes.h"
-#include "health.h"
+#include "devhealth.h"
 #include "rm-devices.h"
 #include "xalloc.h"
 
@@ -41,21 +41,13 @@ static unsigned name_flags(const struct rm_common *c, bool all_fields)
 /* Name on stderr the owners holding an unhealthy device (stdout keeps the device records). */
 static void warn_unhealthy_owners(const struct rm_common *c, const struct rm_devices *devs)
 {
-	struct rm_state st;
-	struct health *h;
-	size_t n, allocated;
+	size_t n;
+	struct rm_health *h = rm_health_owned_unhealthy(devices_sysroot(c), devs, &n);
 
-	dstate_open(&st, false);
-	allocated = st.nrecords;
-	rm_state_close(&st);
-	if (!allocated)
-		return;
-	h = health_once(c, devs, &n);
 	for (size_t i = 0; i < n; i++)
-		if (h[i].owner && h[i].level == HL_UNHEALTHY)
-			rm_warnx("warning: device %s of owner '%s' is unhealthy: %s (see rm-devices "
-				 "health)", h[i].addr, h[i].owner, h[i].unhealthy);
-	health_scan_free(h, n);
+		rm_warnx("warning: device %s of owner '%s' is unhealthy: %s (see rm-devices "
+			 "health)", h[i].addr, h[i].owner, h[i].unhealthy);
+	rm_health_scan_free(h, n);
 }
 
 static unsigned scan_flags(const struct filter *f)

@@ -104,9 +104,9 @@ char *gres_type(const struct rm_device *d);
 /* export resourceslice: SEL (N devices) as the ResourceSlices of DRIVER's pool NODE into F,
  * LEFT_OUT (NULL or comment lines) atop the first; the unhealthy among the NH readings H are
  * tainted. */
-struct health;
+struct rm_health;
 void write_resourceslice(FILE *f, const char *driver, const char *node,
 			 struct rm_device *const *sel, size_t n, const char *left_out,
-			 const struct health *h, size_t nh);
+			 const struct rm_health *h, size_t nh);
 
 #endif

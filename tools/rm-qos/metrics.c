@@ -56,6 +56,8 @@ const struct rm_column metric_cols[M_N] = {
 	[M_MBM_BANDWIDTH] = { "mbm_bandwidth", RM_COL_SIZE,
 			      "memory bandwidth per second (resctrl mbm_total_bytes)" },
 	[M_IRQS] = { "irqs", RM_COL_FLOAT, "interrupts per second on its exclusive CPUs" },
+	[M_UNHEALTHY_DEVICES] = { "unhealthy_devices", RM_COL_STRING,
+				  "its allocated devices that rm-devices health finds unhealthy" },
 };
 
 const char *const metric_slo_names[M_N] = {
@@ -75,11 +77,12 @@ const char *const metric_slo_names[M_N] = {
 	[M_HUGEPAGES] = "hugepages", [M_IO_READ] = "io.read", [M_IO_WRITE] = "io.write",
 	[M_IO_RIOS] = "io.rios", [M_IO_WIOS] = "io.wios", [M_IO_DEVICES] = "io.devices",
 	[M_LLC_OCCUPANCY] = "llc.occupancy", [M_MBM_BANDWIDTH] = "mbm.bandwidth",
-	[M_IRQS] = "irqs",
+	[M_IRQS] = "irqs", [M_UNHEALTHY_DEVICES] = "unhealthy_devices",
 };
 
 const char metric_defaults[] = "owner,kind,cpu_used,cpu_throttled,cpu_some,memory_some,io_some,"
-			       "memory_current,memory_high_events,memory_oom_kill,io_read,io_write";
+			       "memory_current,memory_high_events,memory_oom_kill,io_read,io_write,"
+			       "unhealthy_devices";
 
 static void num(struct mval *v, double x, int decimals)
 {

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "closestream.h"
+#include "devhealth.h"
 #include "exitcodes.h"
+#include "input.h"
 #include "output.h"
 #include "rm-qos.h"
 #include "xalloc.h"
@@ -45,17 +47,47 @@ static error_t show_parse(int key, char *arg, struct argp_state *state)
 	return ARGP_ERR_UNKNOWN;
 }
 
+/* Owner T's allocated devices among the unhealthy H (NH readings) into V: "" when none. */
+static void unhealthy_devices(const struct target *t, const struct rm_health *h, size_t nh,
+			      struct mval *v)
+{
+	char *list = xstrdup("");
+
+	if (t->kind != TARGET_OWNER)
+		return;
+	for (size_t i = 0; i < nh; i++)
+		if (!strcmp(h[i].owner, t->name)) {
+			char *s = xasprintf("%s%s%s", list, *list ? "," : "", h[i].addr);
+
+			free(list);
+			list = s;
+		}
+	v->kind = MV_STR;
+	v->str = list;
+}
+
 static void print_round(struct targets *ts, const struct rm_outopts *opts)
 {
 	struct rm_out *out = rm_out_new(opts, "owners", metric_cols, M_N, metric_defaults, true);
+	struct rm_health *h = NULL;
+	size_t nh = 0;
 
+	/* the devices' health, read each round, only when it is shown */
+	if (rm_out_shown(out, M_UNHEALTHY_DEVICES)) {
+		const char *root = rm_input_root(rm_input());
+
+		h = rm_health_owned_unhealthy(root && *root ? root : NULL, NULL, &nh);
+	}
 	for (size_t i = 0; i < ts->n; i++) {
 		struct mval v[M_N];
 
 		metrics_get(&ts->v[i], v);
+		if (rm_out_shown(out, M_UNHEALTHY_DEVICES))
+			unhealthy_devices(&ts->v[i], h, nh, &v[M_UNHEALTHY_DEVICES]);
 		metrics_out(out, v);
 		metrics_free(v);
 	}
+	rm_health_scan_free(h, nh);
 	rm_out_close(out);
 	rm_out_flush();
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rm-devices health: an NVMe controller's SMART / Health Information log page. */
+/* Device health: an NVMe controller's SMART / Health Information log page. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "health.h"
+#include "devhealth.h"
 #include "msg.h"
 #include "sysfs.h"
 #include "xalloc.h"
@@ -65,7 +65,7 @@ out:
 	return rc;
 }
 
-void health_nvme(const char *sysroot, struct health *h)
+void rm_health_nvme(const char *sysroot, struct rm_health *h)
 {
 	unsigned char log[SMART_LEN];
 	uint64_t media = 0;
@@ -85,9 +85,9 @@ void health_nvme(const char *sysroot, struct health *h)
 			if (log[160 + b])
 				media = INT64_MAX; /* beyond 2^64: as many as can be told */
 		h->nvme_warning = log[0];
-		h->count[HN_MEDIA] = media > INT64_MAX ? INT64_MAX : (int64_t)media;
-		h->cond[HC_NVME_CRITICAL_WARNING] = log[0] != 0;
-		h->cond[HC_NVME_MEDIA_ERRORS] = media > 0;
+		h->count[RM_HN_MEDIA] = media > INT64_MAX ? INT64_MAX : (int64_t)media;
+		h->cond[RM_HC_NVME_CRITICAL_WARNING] = log[0] != 0;
+		h->cond[RM_HC_NVME_MEDIA_ERRORS] = media > 0;
 		return;
 	}
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rm-devices health: what the kernel says of one PCI function (AER, links, power, slots, ports). */
+/* Device health: what the kernel says of one PCI function (AER, links, power, slots, ports). */
 #include "config.h"
 
 #include <ctype.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "health.h"
+#include "devhealth.h"
 #include "kernfs.h"
 #include "sysfs.h"
 #include "xalloc.h"
@@ -119,7 +119,7 @@ static char *link_check(const char *sysroot, const char *up, const char *down)
  * port, ..., function, the links are those of each downstream-facing port (the root port, a
  * switch's downstream port: even places) with the function after it.
  */
-static void links(const char *sysroot, struct health *h)
+static void links(const char *sysroot, struct rm_health *h)
 {
 	const struct rm_device *d = h->d;
 	char *path = xasprintf("%s%s%s", d->path ? d->path : "", d->path ? "/" : "", d->addr);
@@ -132,7 +132,7 @@ static void links(const char *sysroot, struct health *h)
 
 			if (l) {
 				list_add(&h->link, l);
-				h->cond[HC_LINK_DEGRADED] = true;
+				h->cond[RM_HC_LINK_DEGRADED] = true;
 			}
 			free(l);
 		}
@@ -143,7 +143,7 @@ static void links(const char *sysroot, struct health *h)
 
 /* The hotplug slot of ADDR (sys/bus/pci/slots/NAME/address is its DOMAIN:BUS:DEV), when it has
  * one: an empty adapter or power off is a device pulled or failed (drivers/pci/hotplug). */
-static void slot(const char *sysroot, struct health *h)
+static void slot(const char *sysroot, struct rm_health *h)
 {
 	char *dir = rm_sysfs_path(sysroot, "sys/bus/pci/slots"), **names = NULL;
 	int n = rm_kernfs_subdirs(dir, 0, NULL, &names);
@@ -164,7 +164,7 @@ static void slot(const char *sysroot, struct health *h)
 			power = rm_sysfs_read(sysroot, rel);
 			free(rel);
 			if ((adapter && !strcmp(adapter, "0")) || (power && !strcmp(power, "0")))
-				h->cond[HC_SLOT_EMPTY] = true;
+				h->cond[RM_HC_SLOT_EMPTY] = true;
 			free(adapter);
 			free(power);
 		}
@@ -174,9 +174,40 @@ static void slot(const char *sysroot, struct health *h)
 	free(dir);
 }
 
+/* FILE of the network interface IFC of ADDR: net/IFC/FILE of the function, else through
+ * sys/class/net (virtio's interfaces are its virtioN child's). */
+static char *ifc_read(const char *sysroot, const char *addr, const char *ifc, const char *file)
+{
+	char *rel = xasprintf("net/%s/%s", ifc, file), *s = dev_read(sysroot, addr, rel);
+
+	free(rel);
+	if (!s) {
+		rel = xasprintf("sys/class/net/%s/%s", ifc, file);
+		s = rm_sysfs_read(sysroot, rel);
+		free(rel);
+	}
+	return s;
+}
+
+static int64_t ifc_number(const char *sysroot, const char *addr, const char *ifc,
+			  const char *file)
+{
+	char *s = ifc_read(sysroot, addr, ifc, file), *end;
+	long long v = -1;
+
+	if (s) {
+		errno = 0;
+		v = strtoll(s, &end, 0);
+		if (end == s || errno || v < 0)
+			v = -1;
+	}
+	free(s);
+	return v;
+}
+
 /* Network interfaces up (IFF_UP in flags) without carrier or with operstate down; InfiniBand
  * ports whose state is not ACTIVE. */
-static void ports(const char *sysroot, struct health *h)
+static void ports(const char *sysroot, struct rm_health *h)
 {
 	const struct rm_device *d = h->d;
 	char *list = d->netdevs ? xstrdup(d->netdevs) : NULL, *save = NULL, *dir, *full;
@@ -185,22 +216,15 @@ static void ports(const char *sysroot, struct health *h)
 
 	for (char *ifc = list ? strtok_r(list, ",", &save) : NULL; ifc;
 	     ifc = strtok_r(NULL, ",", &save)) {
-		char *f = xasprintf("net/%s/flags", ifc);
-		int64_t flags = dev_number(sysroot, d->addr, f), carrier;
-		char *oper;
+		int64_t flags = ifc_number(sysroot, d->addr, ifc, "flags");
+		int64_t carrier = ifc_number(sysroot, d->addr, ifc, "carrier");
+		char *oper = ifc_read(sysroot, d->addr, ifc, "operstate");
 
-		free(f);
-		f = xasprintf("net/%s/carrier", ifc);
-		carrier = dev_number(sysroot, d->addr, f);
-		free(f);
-		f = xasprintf("net/%s/operstate", ifc);
-		oper = dev_read(sysroot, d->addr, f);
-		free(f);
 		if (flags >= 0 && (flags & 1) &&
 		    (carrier == 0 || (oper && (!strcmp(oper, "down") ||
 					       !strcmp(oper, "lowerlayerdown"))))) {
 			list_add(&h->ports_down, ifc);
-			h->cond[HC_PORT_DOWN] = true;
+			h->cond[RM_HC_PORT_DOWN] = true;
 		}
 		free(oper);
 	}
@@ -229,7 +253,7 @@ static void ports(const char *sysroot, struct health *h)
 
 				list_add(&h->ports_down, p);
 				free(p);
-				h->cond[HC_IB_PORT_DOWN] = true;
+				h->cond[RM_HC_IB_PORT_DOWN] = true;
 			}
 			free(s);
 			free(f);
@@ -242,12 +266,12 @@ static void ports(const char *sysroot, struct health *h)
 	free(dir);
 }
 
-void health_read(const char *sysroot, struct health *h)
+void rm_health_read(const char *sysroot, struct rm_health *h)
 {
 	const struct rm_device *d = h->d;
 	char *root;
 
-	for (int k = 0; k < HN_N; k++) {
+	for (int k = 0; k < RM_HN_N; k++) {
 		h->count[k] = -1;
 		h->rate[k] = -1;
 	}
@@ -255,47 +279,47 @@ void health_read(const char *sysroot, struct health *h)
 	h->retired_pending = -1;
 	slot(sysroot, h);
 	if (!d) {
-		h->cond[HC_GONE] = true;
+		h->cond[RM_HC_GONE] = true;
 		return;
 	}
 	if (!d->driver)
-		h->cond[h->expected ? HC_UNBOUND : HC_NO_DRIVER] = true;
+		h->cond[h->expected ? RM_HC_UNBOUND : RM_HC_NO_DRIVER] = true;
 	else if (h->expected && strcmp(h->expected, d->driver))
-		h->cond[HC_REBOUND] = true;
+		h->cond[RM_HC_REBOUND] = true;
 	h->power = dev_read(sysroot, d->addr, "power_state");
-	h->cond[HC_D3COLD] = h->power && !strcmp(h->power, "D3cold");
-	h->count[HN_AER_COR] = aer_file(sysroot, d->addr, "aer_dev_correctable", &h->aer_errors);
-	h->count[HN_AER_NONFATAL] = aer_file(sysroot, d->addr, "aer_dev_nonfatal", &h->aer_errors);
-	h->count[HN_AER_FATAL] = aer_file(sysroot, d->addr, "aer_dev_fatal", &h->aer_errors);
+	h->cond[RM_HC_D3COLD] = h->power && !strcmp(h->power, "D3cold");
+	h->count[RM_HN_AER_COR] = aer_file(sysroot, d->addr, "aer_dev_correctable", &h->aer_errors);
+	h->count[RM_HN_AER_NONFATAL] = aer_file(sysroot, d->addr, "aer_dev_nonfatal", &h->aer_errors);
+	h->count[RM_HN_AER_FATAL] = aer_file(sysroot, d->addr, "aer_dev_fatal", &h->aer_errors);
 	/* the root port: the first bridge of the path, counting what it received from below */
 	if (d->path) {
 		root = xasprintf("%.*s", (int)strcspn(d->path, "/"), d->path);
-		h->count[HN_ROOT_COR] = dev_number(sysroot, root, "aer_rootport_total_err_cor");
-		h->count[HN_ROOT_NONFATAL] = dev_number(sysroot, root,
+		h->count[RM_HN_ROOT_COR] = dev_number(sysroot, root, "aer_rootport_total_err_cor");
+		h->count[RM_HN_ROOT_NONFATAL] = dev_number(sysroot, root,
 							"aer_rootport_total_err_nonfatal");
-		h->count[HN_ROOT_FATAL] = dev_number(sysroot, root, "aer_rootport_total_err_fatal");
+		h->count[RM_HN_ROOT_FATAL] = dev_number(sysroot, root, "aer_rootport_total_err_fatal");
 		h->root_port = root;
 	}
-	for (int k = HN_AER_COR; k <= HN_ROOT_FATAL; k++)
-		h->cond[HC_AER_CORRECTABLE + k] = h->count[k] > 0;
+	for (int k = RM_HN_AER_COR; k <= RM_HN_ROOT_FATAL; k++)
+		h->cond[RM_HC_AER_CORRECTABLE + k] = h->count[k] > 0;
 	links(sysroot, h);
 	ports(sysroot, h);
 	if (d->type == RM_DEV_NVME)
-		health_nvme(sysroot, h);
+		rm_health_nvme(sysroot, h);
 	if (d->driver && !strcmp(d->driver, "nvidia") && !sysroot)
-		health_nvml(h);
+		rm_health_nvml(h);
 }
 
-void health_rates(struct health *h, const struct health *prev, double seconds)
+void rm_health_rates(struct rm_health *h, const struct rm_health *prev, double seconds)
 {
 	if (seconds <= 0)
 		return;
-	for (int k = 0; k < HN_N; k++)
+	for (int k = 0; k < RM_HN_N; k++)
 		if (h->count[k] >= 0 && prev->count[k] >= 0 && h->count[k] >= prev->count[k])
 			h->rate[k] = (double)(h->count[k] - prev->count[k]) * 60 / seconds;
 }
 
-void health_free(struct health *h)
+void rm_health_free(struct rm_health *h)
 {
 	free(h->owner);
 	free(h->expected);
