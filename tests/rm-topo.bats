@@ -681,8 +681,8 @@ EOF
 @test "start-up: the listings read from sysfs load no libhwloc; a topology opens it, one bitmap" {
 	local snap=$SNAPSHOTS/x86-2s-memory-tiers args
 	# configure links libhwloc.so where no libhwloc.a is installed
-	! grep -qx 'HWLOC_LAZY_TRUE = #' "$RM_BUILDDIR/Makefile" ||
-		skip "built without libhwloc.a: rm-topo links libhwloc"
+	! grep -qxF 'S["HWLOC_LAZY_TRUE"]="#"' "$RM_BUILDDIR/config.status" ||
+		skip "configured to link libhwloc (no libhwloc.a, or rm_cv_hwloc_lazy=no)"
 	run -0 readelf -d "$RM_BUILDDIR/rm-topo"
 	refute_output --partial "[libhwloc.so"
 	for args in "nodes" "distances --matrix -t" "--sysroot $snap nodes -o +access0_initiators" \
