@@ -10,7 +10,8 @@
  *  - every other hwloc function the tool calls is defined here: on its first call, it opens
  *    libhwloc.so.15 (hwloc 2.x, as configure requires) and calls the library's. RTLD_GLOBAL
  *    because hwloc's plugins (PCI, libxml2) look up hwloc's symbols in the global scope; lazy
- *    binding as a linked library has.
+ *    binding as a linked library has. Not thread-safe before the first call (rm-topo runs one
+ *    thread).
  * The header's inline helpers call exported functions too (hwloc_get_nbobjs_by_type calls
  * hwloc_get_type_depth): the list holds what `nm -u` of the tool shows. A function missing from
  * it fails the link (it would pull the rest of libhwloc.a, which defines these again and needs
@@ -52,8 +53,8 @@
 	R(int, hwloc_get_proc_cpubind, (hwloc_topology_t t, hwloc_pid_t p, hwloc_cpuset_t s, int f), \
 	  (t, p, s, f))                                                                         \
 	R(int, hwloc_cpukinds_get_nr, (hwloc_topology_t t, unsigned long f), (t, f))           \
-	R(int, hwloc_cpukinds_get_by_cpuset, (hwloc_topology_t t, hwloc_const_bitmap_t s, unsigned long f), \
-	  (t, s, f))                                                                            \
+	R(int, hwloc_cpukinds_get_by_cpuset,                                                    \
+	  (hwloc_topology_t t, hwloc_const_bitmap_t s, unsigned long f), (t, s, f))             \
 	R(int, hwloc_cpukinds_get_info,                                                         \
 	  (hwloc_topology_t t, unsigned k, hwloc_bitmap_t s, int *e, unsigned *n,               \
 	   struct hwloc_info_s **i, unsigned long f),                                           \
