@@ -8,13 +8,18 @@
 #include "exitcodes.h"
 #include "msg.h"
 
-void *rm_dl_open(const char *soname)
+void *rm_dl_open_mode(const char *soname, int mode)
 {
-	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	void *h = dlopen(soname, mode);
 
 	if (!h)
 		rm_errx(RM_EXIT_FAILURE, "cannot load %s: %s", soname, dlerror());
 	return h;
+}
+
+void *rm_dl_open(const char *soname)
+{
+	return rm_dl_open_mode(soname, RTLD_NOW | RTLD_LOCAL);
 }
 
 void *rm_dl_sym(void *h, const char *soname, const char *name)

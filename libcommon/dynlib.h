@@ -3,8 +3,12 @@
 #ifndef RM_DYNLIB_H
 #define RM_DYNLIB_H
 
-/* Open SONAME, or exit 1 saying why. */
+/* Open SONAME (RTLD_NOW | RTLD_LOCAL), or exit 1 saying why. */
 void *rm_dl_open(const char *soname);
+
+/* The same with dlopen's MODE: RTLD_GLOBAL for a library whose plugins find its symbols in the
+ * global scope, as hwloc's do. */
+void *rm_dl_open_mode(const char *soname, int mode);
 
 /* The symbol NAME of the library H (opened as SONAME), or exit 1 naming it. */
 void *rm_dl_sym(void *h, const char *soname, const char *name);

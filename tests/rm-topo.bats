@@ -678,6 +678,27 @@ EOF
 	done
 }
 
+@test "start-up: the listings read from sysfs load no libhwloc; a topology opens it, one bitmap" {
+	local snap=$SNAPSHOTS/x86-2s-memory-tiers args
+	# configure links libhwloc.so where no libhwloc.a is installed
+	! grep -qxF 'S["HWLOC_LAZY_TRUE"]="#"' "$RM_BUILDDIR/config.status" ||
+		skip "configured to link libhwloc (no libhwloc.a, or rm_cv_hwloc_lazy=no)"
+	run -0 readelf -d "$RM_BUILDDIR/rm-topo"
+	refute_output --partial "[libhwloc.so"
+	for args in "nodes" "distances --matrix -t" "--sysroot $snap nodes -o +access0_initiators" \
+		"--sysroot $snap distances"; do
+		# shellcheck disable=SC2086 # words of ARGS
+		run -0 env LD_DEBUG=files rm-topo $args
+		assert_output --regexp "node=|NODE|distance="
+		refute_output --regexp "libhwloc|libudev|libm\.so"
+	done
+	# a command that builds a topology opens libhwloc, whose bitmap calls go to rm-topo's copy
+	run -0 env LD_DEBUG=bindings rm-topo --sysroot "$snap" cpus
+	assert_output --regexp "binding file [^ ]*libhwloc\.so\.15 "
+	assert_output --regexp "libhwloc\.so\.15 \[0\] to [^ ]*rm-topo \[0\]: normal symbol .hwloc_bitmap_alloc'"
+	refute_output --regexp "to [^ ]*libhwloc\.so\.15 \[0\]: normal symbol .hwloc_bitmap_"
+}
+
 @test "table: the summary prints two tables, separated by a blank line" {
 	run -0 rm-topo --topology "$SMALL" -t -o packages,cpus
 	assert_golden rm-topo summary-table-small
