@@ -174,18 +174,33 @@ static void slot(const char *sysroot, struct rm_health *h)
 	free(dir);
 }
 
-/* FILE of the network interface IFC of ADDR: net/IFC/FILE of the function, else through
- * sys/class/net (virtio's interfaces are its virtioN child's). */
+static bool is_virtio(const char *name)
+{
+	return !strncmp(name, "virtio", 6);
+}
+
+/* FILE of the network interface IFC of ADDR: net/IFC/FILE of the function, else of its virtioN
+ * child's net/ (a virtio-net interface is that child's), as rm-devices list found IFC. */
 static char *ifc_read(const char *sysroot, const char *addr, const char *ifc, const char *file)
 {
-	char *rel = xasprintf("net/%s/%s", ifc, file), *s = dev_read(sysroot, addr, rel);
+	char *rel = xasprintf("net/%s/%s", ifc, file), *s = dev_read(sysroot, addr, rel), *dir;
+	char **kids = NULL;
+	int n;
 
 	free(rel);
-	if (!s) {
-		rel = xasprintf("sys/class/net/%s/%s", ifc, file);
-		s = rm_sysfs_read(sysroot, rel);
+	if (s)
+		return s;
+	rel = xasprintf("sys/bus/pci/devices/%s", addr);
+	dir = rm_sysfs_path(sysroot, rel);
+	free(rel);
+	n = rm_kernfs_subdirs(dir, 0, is_virtio, &kids);
+	for (int i = 0; !s && i < n; i++) {
+		rel = xasprintf("%s/net/%s/%s", kids[i], ifc, file);
+		s = dev_read(sysroot, addr, rel);
 		free(rel);
 	}
+	rm_kernfs_names_free(kids, n);
+	free(dir);
 	return s;
 }
 
