@@ -333,6 +333,29 @@ measure() {
 	assert_equal "$(values)" "$before"
 }
 
+@test "quiet: a multiqueue NIC's XPS masks (virtio_net gives each queue its CPUs) leave the owner's CPUs and come back on release" {
+	local nic f mask c held=0
+	for f in /sys/class/net/*/queues/tx-3; do [ -d "$f" ] && nic=${f#/sys/class/net/} nic=${nic%%/*}; done
+	[ -n "${nic:-}" ] || skip "no multiqueue NIC in this shape (numa-6.12 as root: QEMU's tap back end)"
+	before=$(values)
+	# the owner's CPUs are some queue's own before
+	for f in /sys/class/net/"$nic"/queues/tx-*/xps_cpus; do
+		mask=$(tr -d ',\n' <"$f")
+		for c in ${OWNER_CPUS/-/ }; do (( !((0x$mask >> c) & 1) )) || held=1; done
+	done
+	[ "$held" = 1 ] || fail "no XPS mask of $nic holds $OWNER_CPUS: $(cat /sys/class/net/"$nic"/queues/tx-*/xps_cpus | paste -sd' ')"
+	run -0 rm-cpuset alloc --from "$OWNER_CPUS" --count 2 --owner xps --isolate
+	echo "# $nic XPS with $OWNER_CPUS isolated: $(cat /sys/class/net/"$nic"/queues/tx-*/xps_cpus | paste -sd' ')" >&3
+	for f in /sys/class/net/"$nic"/queues/tx-*/xps_cpus; do
+		mask=$(tr -d ',\n' <"$f")
+		for c in ${OWNER_CPUS/-/ }; do
+			(( !((0x$mask >> c) & 1) )) || fail "$f $mask holds CPU $c"
+		done
+	done
+	run -0 rm-cpuset release xps
+	assert_equal "$(values)" "$before"
+}
+
 @test "latency class: run --count --latency 0 --governor: the command's CPUs poll and have no resume latency, what the VM lacks is named; all is back when it ends" {
 	d=/sys/devices/system/cpu
 	a=${OWNER_CPUS%-*} b=${OWNER_CPUS#*-}
