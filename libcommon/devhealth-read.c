@@ -88,6 +88,15 @@ static double link_speed(const char *sysroot, const char *addr, const char *file
 	return v;
 }
 
+/* A max_link_width; -1 for the kernel's PCIE_LNK_WIDTH_UNKNOWN (255: Link Capabilities read
+ * as 0, as after an uncorrectable error) or none. */
+static int64_t link_width(const char *sysroot, const char *addr, const char *file)
+{
+	int64_t w = dev_number(sysroot, addr, file);
+
+	return w == 0xff ? -1 : w;
+}
+
 /*
  * The link between the downstream-facing port UP and the function DOWN below it: degraded when
  * it trained (DOWN's current_link_*) below the smaller of both ends' max_link_*. Its text, or
@@ -99,8 +108,8 @@ static char *link_check(const char *sysroot, const char *up, const char *down)
 	double max = link_speed(sysroot, down, "max_link_speed");
 	double umax = link_speed(sysroot, up, "max_link_speed");
 	int64_t w = dev_number(sysroot, down, "current_link_width");
-	int64_t wmax = dev_number(sysroot, down, "max_link_width");
-	int64_t uwmax = dev_number(sysroot, up, "max_link_width");
+	int64_t wmax = link_width(sysroot, down, "max_link_width");
+	int64_t uwmax = link_width(sysroot, up, "max_link_width");
 
 	if (cur <= 0 || max <= 0 || umax <= 0 || w <= 0 || wmax <= 0 || uwmax <= 0)
 		return NULL;

@@ -85,6 +85,14 @@ smart_log() {
 	echo '8.0 GT/s PCIe' >"$(f 0000:01:00.0 current_link_speed)"
 	run -0 dev health -o device,link_degraded -r
 	assert_line '0000:01:00.0 0000:01:00.0:8GT/s:x4<16GT/s:x4'
+	# its Link Capabilities unreadable (read as 0 after an uncorrectable error): the kernel's
+	# max_link_width says 255, PCIE_LNK_WIDTH_UNKNOWN, no width; the link is not judged
+	echo '2.5 GT/s PCIe' >"$(f 0000:01:00.0 current_link_speed)"
+	echo '2.5 GT/s PCIe' >"$(f 0000:01:00.0 max_link_speed)"
+	echo 1 >"$(f 0000:01:00.0 current_link_width)"
+	echo 255 >"$(f 0000:01:00.0 max_link_width)"
+	run -0 dev health -o device,link_degraded -r
+	assert_line '0000:01:00.0 -'
 }
 
 @test "health: D3cold, an empty hotplug slot, a driver unbound, ports down" {
