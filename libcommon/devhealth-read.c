@@ -23,19 +23,25 @@ static char *dev_read(const char *sysroot, const char *addr, const char *file)
 	return s;
 }
 
-static int64_t dev_number(const char *sysroot, const char *addr, const char *file)
+/* The number S holds, freed; -1 when none or negative. */
+static int64_t take_number(char *s)
 {
-	char *s = dev_read(sysroot, addr, file), *end;
-	long long v;
+	char *end;
+	long long v = -1;
 
-	if (!s)
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 0);
-	if (end == s || errno || v < 0)
-		v = -1;
+	if (s) {
+		errno = 0;
+		v = strtoll(s, &end, 0);
+		if (end == s || errno || v < 0)
+			v = -1;
+	}
 	free(s);
 	return v;
+}
+
+static int64_t dev_number(const char *sysroot, const char *addr, const char *file)
+{
+	return take_number(dev_read(sysroot, addr, file));
 }
 
 /* Append WORD to the comma list *LIST. */
@@ -216,17 +222,7 @@ static char *ifc_read(const char *sysroot, const char *addr, const char *ifc, co
 static int64_t ifc_number(const char *sysroot, const char *addr, const char *ifc,
 			  const char *file)
 {
-	char *s = ifc_read(sysroot, addr, ifc, file), *end;
-	long long v = -1;
-
-	if (s) {
-		errno = 0;
-		v = strtoll(s, &end, 0);
-		if (end == s || errno || v < 0)
-			v = -1;
-	}
-	free(s);
-	return v;
+	return take_number(ifc_read(sysroot, addr, ifc, file));
 }
 
 /* Network interfaces up (IFF_UP in flags) without carrier or with operstate down; InfiniBand
