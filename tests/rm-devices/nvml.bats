@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The memory of NVIDIA GPUs from NVML, on the live machine only and only when asked for: a fake
-# libnvidia-ml.so.1 (tests/unit/fake-nvml.c) answers, and the GPU server tree's sys is mounted
-# over /sys in a private mount namespace so that its A100s are this machine's.
+# NVIDIA GPUs from NVML (memory; health: ECC errors, pages to retire, XID events), on the live
+# machine only and only when asked for: a fake libnvidia-ml.so.1 (tests/unit/fake-nvml.c)
+# answers, and the GPU server tree's sys is mounted over /sys in a private mount namespace so
+# that its A100s are this machine's.
 load ../test_helper
 load fixtures
 
@@ -191,4 +192,17 @@ device=0000:bb:00.0 memory=80GiB"
 	LD_LIBRARY_PATH=$BATS_TEST_TMPDIR run -0 --separate-stderr live rm-devices health -o device,gpu_xids
 	assert_output ''
 	assert_equal "$stderr" ''
+}
+
+@test "health: NVML's uncorrected ECC errors make a GPU unhealthy, pages to retire warn, ECC off is unknown" {
+	require_live
+	export RM_STATE_DIR="$BATS_TEST_TMPDIR/state" RM_CONFIG_DIR="$BATS_TEST_TMPDIR/conf"
+	export FAKE_NVML_ECC=00000000:1A:00.0=2,00000000:1B:00.0=0 FAKE_NVML_PENDING=00000000:1B:00.0=1
+	run -1 live rm-devices health -o device,health,status,gpu_ecc,retired_pending -r
+	assert_output $'0000:1a:00.0 gpu_ecc unhealthy 2 no\n0000:1b:00.0 gpu_retired_pending warn 0 yes'
+	# the GPUs with ECC off: no count, no condition
+	run -1 live rm-devices health --all -o device,health,gpu_ecc -r
+	assert_line '0000:3d:00.0 ok -'
+	run -0 grep -c '^ecc ' "$FAKE_NVML_LOG"
+	assert_output 16
 }

@@ -5,6 +5,9 @@
  *   FAKE_NVML_MEMORY  "BUSID=BYTES,..." with NVML's bus ids ("00000000:1A:00.0"); another bus id
  *                     is NVML_ERROR_NOT_FOUND
  *   FAKE_NVML_INIT    "fail": nvmlInit_v2 returns NVML_ERROR_DRIVER_NOT_LOADED
+ *   FAKE_NVML_ECC     "BUSID=COUNT,...": the volatile uncorrected ECC errors of those GPUs;
+ *                     another GPU has ECC off (NVML_ERROR_NOT_SUPPORTED)
+ *   FAKE_NVML_PENDING "BUSID=1,...": GPUs with pages waiting to be retired
  *   FAKE_NVML_XIDS    "BUSID=XID,...": the XID events of those GPUs, each given once by
  *                     nvmlEventSetWait_v2 after its GPU registered for XID events
  *   FAKE_NVML_LOG     a file that gets one line per event: load, init, handle BUSID, memory
@@ -21,6 +24,7 @@ enum {
 	NVML_SUCCESS = 0,
 	NVML_ERROR_UNINITIALIZED = 1,
 	NVML_ERROR_INVALID_ARGUMENT = 2,
+	NVML_ERROR_NOT_SUPPORTED = 3,
 	NVML_ERROR_NOT_FOUND = 6,
 	NVML_ERROR_DRIVER_NOT_LOADED = 9,
 	NVML_ERROR_TIMEOUT = 10,
@@ -45,10 +49,12 @@ typedef struct {
 static char bus_ids[MAX_DEVICES][32];
 static unsigned long long totals[MAX_DEVICES];
 static int ndevices, initialized;
-static int event_set; /* the one set: its address is the handle */
-static int registered[MAX_DEVICES];
-static struct { char bus_id[32]; unsigned long long xid; int given; } events[MAX_EVENTS];
-static int nevents;
+static char ecc_ids[MAX_DEVICES][32], pending_ids[MAX_DEVICES][32];
+static unsigned long long ecc_counts[MAX_DEVICES], pending[MAX_DEVICES];
+static int necc, npending;
+static char event_ids[MAX_EVENTS][32];
+static unsigned long long event_xids[MAX_EVENTS];
+static int event_given[MAX_EVENTS], nevents;
 
 static void log_event(const char *what, const char *arg)
 {
@@ -75,43 +81,33 @@ __attribute__((destructor)) static void fake_unload(void)
 	log_event("unload", NULL);
 }
 
-/* FAKE_NVML_MEMORY into bus_ids and totals. */
-static void read_devices(void)
+/* The environment's list NAME, "BUSID=NUMBER,...", into KEYS and VALUES: their number. */
+static int read_list(const char *name, char (*keys)[32], unsigned long long *values, int max)
 {
-	const char *p = getenv("FAKE_NVML_MEMORY");
+	const char *p = getenv(name);
+	int n = 0;
 
-	ndevices = 0;
-	while (p && *p && ndevices < MAX_DEVICES) {
+	while (p && *p && n < max) {
 		size_t len = strcspn(p, "=,");
 		char *end;
 
-		if (p[len] != '=' || len >= sizeof(bus_ids[0]))
+		if (p[len] != '=' || len >= sizeof(keys[0]))
 			break;
-		memcpy(bus_ids[ndevices], p, len);
-		bus_ids[ndevices][len] = '\0';
-		totals[ndevices++] = strtoull(p + len + 1, &end, 10);
+		memcpy(keys[n], p, len);
+		keys[n][len] = '\0';
+		values[n++] = strtoull(p + len + 1, &end, 10);
 		p = *end == ',' ? end + 1 : end;
 	}
+	return n;
 }
 
-/* FAKE_NVML_XIDS into events. */
-static void read_events(void)
+/* The value of BUS_ID in the list KEYS, VALUES (N entries), or -1. */
+static long long lookup(const char *bus_id, char (*keys)[32], const unsigned long long *values, int n)
 {
-	const char *p = getenv("FAKE_NVML_XIDS");
-
-	nevents = 0;
-	while (p && *p && nevents < MAX_EVENTS) {
-		size_t len = strcspn(p, "=,");
-		char *end;
-
-		if (p[len] != '=' || len >= sizeof(events[0].bus_id))
-			break;
-		memcpy(events[nevents].bus_id, p, len);
-		events[nevents].bus_id[len] = '\0';
-		events[nevents].given = 0;
-		events[nevents++].xid = strtoull(p + len + 1, &end, 10);
-		p = *end == ',' ? end + 1 : end;
-	}
+	for (int i = 0; i < n; i++)
+		if (!strcmp(keys[i], bus_id))
+			return (long long)values[i];
+	return -1;
 }
 
 int nvmlInit_v2(void)
@@ -119,8 +115,11 @@ int nvmlInit_v2(void)
 	log_event("init", NULL);
 	if (getenv("FAKE_NVML_INIT") && !strcmp(getenv("FAKE_NVML_INIT"), "fail"))
 		return NVML_ERROR_DRIVER_NOT_LOADED;
-	read_devices();
-	read_events();
+	ndevices = read_list("FAKE_NVML_MEMORY", bus_ids, totals, MAX_DEVICES);
+	necc = read_list("FAKE_NVML_ECC", ecc_ids, ecc_counts, MAX_DEVICES);
+	npending = read_list("FAKE_NVML_PENDING", pending_ids, pending, MAX_DEVICES);
+	nevents = read_list("FAKE_NVML_XIDS", event_ids, event_xids, MAX_EVENTS);
+	memset(event_given, 0, sizeof(event_given));
 	initialized = 1;
 	return NVML_SUCCESS;
 }
@@ -177,7 +176,6 @@ int nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t *mem)
 	return NVML_SUCCESS;
 }
 
-#ifndef FAKE_NVML_NO_EVENTS /* built without them: an NVML older than its event calls */
 /* The index of DEV among the devices, -1 when it is none. */
 static long device_index(nvmlDevice_t dev)
 {
@@ -185,6 +183,40 @@ static long device_index(nvmlDevice_t dev)
 
 	return dev && i >= 0 && i < ndevices ? i : -1;
 }
+
+/* NVML_MEMORY_ERROR_TYPE_UNCORRECTED (1), NVML_VOLATILE_ECC (0): FAKE_NVML_ECC */
+int nvmlDeviceGetTotalEccErrors(nvmlDevice_t dev, int type, int counter, unsigned long long *count)
+{
+	long i = device_index(dev);
+	long long n;
+
+	if (!initialized)
+		return NVML_ERROR_UNINITIALIZED;
+	if (i < 0 || !count || type != 1 || counter != 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	log_event("ecc", bus_ids[i]);
+	if ((n = lookup(bus_ids[i], ecc_ids, ecc_counts, necc)) < 0)
+		return NVML_ERROR_NOT_SUPPORTED;
+	*count = (unsigned long long)n;
+	return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t dev, int *state)
+{
+	long i = device_index(dev);
+
+	if (!initialized)
+		return NVML_ERROR_UNINITIALIZED;
+	if (i < 0 || !state)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*state = lookup(bus_ids[i], pending_ids, pending, npending) > 0;
+	return NVML_SUCCESS;
+}
+
+#ifndef FAKE_NVML_NO_EVENTS /* built without them: an NVML older than its event calls */
+static int event_set; /* the one set: its address is the handle */
+static int registered[MAX_DEVICES];
+
 
 int nvmlEventSetCreate(nvmlEventSet_t *set)
 {
@@ -227,11 +259,11 @@ int nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned time
 		return NVML_ERROR_INVALID_ARGUMENT;
 	for (int e = 0; e < nevents; e++)
 		for (int i = 0; i < ndevices; i++)
-			if (!events[e].given && registered[i] && !strcmp(bus_ids[i], events[e].bus_id)) {
-				events[e].given = 1;
+			if (!event_given[e] && registered[i] && !strcmp(bus_ids[i], event_ids[e])) {
+				event_given[e] = 1;
 				data->device = (nvmlDevice_t)(bus_ids + i);
 				data->eventType = XID_CRITICAL;
-				data->eventData = events[e].xid;
+				data->eventData = event_xids[e];
 				data->gpuInstanceId = data->computeInstanceId = ~0u;
 				return NVML_SUCCESS;
 			}
