@@ -51,10 +51,11 @@ static error_t show_parse(int key, char *arg, struct argp_state *state)
 static void unhealthy_devices(const struct target *t, const struct rm_health *h, size_t nh,
 			      struct mval *v)
 {
-	char *list = xstrdup("");
+	char *list;
 
 	if (t->kind != TARGET_OWNER)
 		return;
+	list = xstrdup("");
 	for (size_t i = 0; i < nh; i++)
 		if (!strcmp(h[i].owner, t->name)) {
 			char *s = xasprintf("%s%s%s", list, *list ? "," : "", h[i].addr);
