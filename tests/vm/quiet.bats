@@ -43,14 +43,22 @@ values() {
 	done
 }
 
-# Whether the unbound workqueues' cpumask holds one of the owner's CPUs.
-wq_has_owner_cpus() {
-	local mask c
-	mask=$(tr -d ',\n' </sys/devices/virtual/workqueue/cpumask)
-	for c in $(seq "${OWNER_CPUS%-*}" "${OWNER_CPUS#*-}"); do
-		(( (0x$mask >> c) & 1 )) && return 0
+# mask_has_owner_cpus FILE...: whether one of the hex CPU masks in FILE (a cpumask,
+# rps_cpus, xps_cpus) holds one of the owner's CPUs
+mask_has_owner_cpus() {
+	local f mask c
+	for f in "$@"; do
+		mask=$(tr -d ',\n' <"$f")
+		for c in $(seq "${OWNER_CPUS%-*}" "${OWNER_CPUS#*-}"); do
+			(( (0x$mask >> c) & 1 )) && return 0
+		done
 	done
 	return 1
+}
+
+# Whether the unbound workqueues' cpumask holds one of the owner's CPUs.
+wq_has_owner_cpus() {
+	mask_has_owner_cpus /sys/devices/virtual/workqueue/cpumask
 }
 
 start_irqbalance() { # start_irqbalance [ENV-FILE]: the real daemon, as its init script does
@@ -327,31 +335,23 @@ measure() {
 	[ -n "$wd" ] && [ $((0x$mask)) -ne 0 ]
 	for c in ${OWNER_CPUS/-/ }; do
 		! in_list "$c" "$wd" || fail "watchdog_cpumask $wd holds CPU $c"
-		(( !((0x$mask >> c) & 1) )) || fail "rps_cpus $mask holds CPU $c"
 	done
+	! mask_has_owner_cpus "$rps" || fail "rps_cpus $mask holds one of $OWNER_CPUS"
 	run -0 rm-cpuset release wd
 	assert_equal "$(values)" "$before"
 }
 
 @test "quiet: a multiqueue NIC's XPS masks (virtio_net gives each queue its CPUs) leave the owner's CPUs and come back on release" {
-	local nic f mask c held=0
+	local nic f xps
 	for f in /sys/class/net/*/queues/tx-3; do [ -d "$f" ] && nic=${f#/sys/class/net/} nic=${nic%%/*}; done
 	[ -n "${nic:-}" ] || skip "no multiqueue NIC in this shape (numa-6.12 as root: QEMU's tap back end)"
+	xps=(/sys/class/net/"$nic"/queues/tx-*/xps_cpus)
 	before=$(values)
 	# the owner's CPUs are some queue's own before
-	for f in /sys/class/net/"$nic"/queues/tx-*/xps_cpus; do
-		mask=$(tr -d ',\n' <"$f")
-		for c in ${OWNER_CPUS/-/ }; do (( !((0x$mask >> c) & 1) )) || held=1; done
-	done
-	[ "$held" = 1 ] || fail "no XPS mask of $nic holds $OWNER_CPUS: $(cat /sys/class/net/"$nic"/queues/tx-*/xps_cpus | paste -sd' ')"
+	mask_has_owner_cpus "${xps[@]}" || fail "no XPS mask of $nic holds $OWNER_CPUS: $(cat "${xps[@]}" | paste -sd' ')"
 	run -0 rm-cpuset alloc --from "$OWNER_CPUS" --count 2 --owner xps --isolate
-	echo "# $nic XPS with $OWNER_CPUS isolated: $(cat /sys/class/net/"$nic"/queues/tx-*/xps_cpus | paste -sd' ')" >&3
-	for f in /sys/class/net/"$nic"/queues/tx-*/xps_cpus; do
-		mask=$(tr -d ',\n' <"$f")
-		for c in ${OWNER_CPUS/-/ }; do
-			(( !((0x$mask >> c) & 1) )) || fail "$f $mask holds CPU $c"
-		done
-	done
+	echo "# $nic XPS with $OWNER_CPUS isolated: $(cat "${xps[@]}" | paste -sd' ')" >&3
+	! mask_has_owner_cpus "${xps[@]}" || fail "an XPS mask of $nic holds one of $OWNER_CPUS: $(cat "${xps[@]}" | paste -sd' ')"
 	run -0 rm-cpuset release xps
 	assert_equal "$(values)" "$before"
 }
